@@ -1,0 +1,6 @@
+//! Fortress: a UCI chess engine whose endgame knowledge is its own.
+//!
+//! `chess` is the rules and depends on nothing else of ours; the engine's opinions
+//! (search, evaluation, recognizers, tables) sit on top of it.
+
+pub mod chess;
