@@ -3,4 +3,7 @@
 //! `chess` is the rules and depends on nothing else of ours; the engine's opinions
 //! (search, evaluation, recognizers, tables) sit on top of it.
 
+pub mod bench;
 pub mod chess;
+pub mod eval;
+pub mod search;

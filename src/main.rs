@@ -26,6 +26,12 @@ enum Command {
         /// The position (default: the start position).
         fen: Vec<String>,
     },
+    /// Search every position of bench.epd to a fixed depth; print nodes and speed.
+    Bench {
+        /// Search depth in plies.
+        #[arg(default_value_t = fortress::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
 }
 
 fn main() -> ExitCode {
@@ -33,6 +39,7 @@ fn main() -> ExitCode {
     match cli.command {
         None => ExitCode::SUCCESS,
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
+        Some(Command::Bench { depth }) => run_bench(depth),
     }
 }
 
@@ -59,5 +66,21 @@ fn run_perft(depth: u32, fen: &str) -> ExitCode {
     println!("Nodes searched: {}", total);
     println!("Time (ms)     : {}", (secs * 1000.0) as u64);
     println!("Nodes/second  : {}", (total as f64 / secs.max(1e-9)) as u64);
+    ExitCode::SUCCESS
+}
+
+fn run_bench(depth: u32) -> ExitCode {
+    let total = fortress::bench::positions().len();
+    let result = fortress::bench::run(depth, &mut |i, fen, nodes| {
+        eprintln!("Position: {}/{} ({}): {} nodes", i, total, fen, nodes);
+    });
+    eprintln!();
+    eprintln!("===========================");
+    println!("Total time (ms) : {}", result.millis);
+    println!("Nodes searched  : {}", result.nodes);
+    println!(
+        "Nodes/second    : {}",
+        result.nodes * 1000 / result.millis.max(1)
+    );
     ExitCode::SUCCESS
 }
