@@ -1005,9 +1005,83 @@ mod tests {
                 value: Some(value)
             }
         );
+        let long_name = format!("setoption name {}value 1", "a ".repeat(50_000));
+        assert!(matches!(
+            parse_line(&long_name),
+            Parsed::Command(Command::SetOption { .. })
+        ));
         let many = "go ".to_string() + &"depth 1 ".repeat(15_000);
         assert_eq!(go(&many).depth, Some(1));
         assert!(start.elapsed().as_secs() < 5, "took {:?}", start.elapsed());
+    }
+
+    #[test]
+    fn random_lines_never_panic() {
+        // Lines assembled from protocol words, numbers, moves and junk, by a fixed xorshift.
+        let words = [
+            "uci",
+            "debug",
+            "on",
+            "off",
+            "isready",
+            "setoption",
+            "name",
+            "value",
+            "register",
+            "ucinewgame",
+            "position",
+            "startpos",
+            "fen",
+            "moves",
+            "go",
+            "wtime",
+            "btime",
+            "winc",
+            "binc",
+            "movestogo",
+            "depth",
+            "nodes",
+            "mate",
+            "movetime",
+            "infinite",
+            "ponder",
+            "searchmoves",
+            "stop",
+            "ponderhit",
+            "quit",
+            "e2e4",
+            "e7e8q",
+            "0000",
+            "300",
+            "-50",
+            "+",
+            "-",
+            "99999999999999999999999",
+            "8/8/8/8/8/8/8/8",
+            "w",
+            "KQkq",
+            "\t",
+            "\r",
+            "ÿ",
+            "VALUE",
+            "Value",
+            "",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let length = next() % 12;
+            let line: Vec<&str> = (0..length)
+                .map(|_| words[(next() % words.len() as u64) as usize])
+                .collect();
+            let separator = if next() % 2 == 0 { " " } else { " \t " };
+            let _ = parse_line(&line.join(separator));
+        }
     }
 
     // --- output ---
