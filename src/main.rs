@@ -37,7 +37,11 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        None => ExitCode::SUCCESS,
+        None => {
+            let stdin = std::io::stdin();
+            fortress::uci::session::run(stdin.lock(), Box::new(std::io::stdout()));
+            ExitCode::SUCCESS
+        }
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth }) => run_bench(depth),
     }

@@ -30,7 +30,7 @@ pub fn budget(clock: &Clock, overhead_ms: u64) -> Option<Budget> {
     let usable = time.saturating_sub(overhead_ms).max(1);
     let mtg = clock.moves_to_go.unwrap_or(40).clamp(1, 50) as u64;
     // Spread the time over the moves to go, counting increments still to come.
-    let mut soft = usable / mtg + clock.increment * 3 / 4;
+    let mut soft = (usable / mtg).saturating_add(clock.increment / 4 * 3);
     // With several moves to go, never plan to spend more than a fifth of the clock on one move.
     let cap = if mtg == 1 {
         usable * 7 / 10

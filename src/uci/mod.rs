@@ -4,3 +4,4 @@
 //! bestmove) into text; it is `vampirc-uci` behind our own thin layer.
 
 pub mod protocol;
+pub mod session;
