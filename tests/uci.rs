@@ -30,7 +30,11 @@ impl Engine {
             }
         });
         let stdin = child.stdin.take();
-        Engine { child, stdin, lines: rx }
+        Engine {
+            child,
+            stdin,
+            lines: rx,
+        }
     }
 
     fn send(&mut self, text: &str) {
@@ -66,7 +70,13 @@ impl Engine {
 
     fn bestmove(&mut self, timeout: Duration) -> (String, Vec<String>) {
         let lines = self.until("bestmove", timeout);
-        let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
         (best, lines)
     }
 
@@ -77,7 +87,10 @@ impl Engine {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(Instant::now() < deadline, "engine did not exit at end of input");
+            assert!(
+                Instant::now() < deadline,
+                "engine did not exit at end of input"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -85,7 +98,11 @@ impl Engine {
 
 fn legal_in(fen_or_start: &str, moves: &[&str], mv: &str) -> bool {
     use fortress::chess::{parse_uci_move, Position};
-    let mut pos = if fen_or_start == "startpos" { Position::startpos() } else { Position::from_fen(fen_or_start).unwrap() };
+    let mut pos = if fen_or_start == "startpos" {
+        Position::startpos()
+    } else {
+        Position::from_fen(fen_or_start).unwrap()
+    };
     for m in moves {
         let m = parse_uci_move(&pos, m).unwrap();
         pos.make_move(m);
@@ -100,8 +117,21 @@ fn handshake_lists_id_and_options() {
     let lines = e.until("uciok", Duration::from_secs(10));
     assert!(lines.iter().any(|l| l.starts_with("id name Fortress")));
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
-    for opt in ["Hash", "Threads", "Clear Hash", "Ponder", "MultiPV", "Move Overhead"] {
-        assert!(lines.iter().any(|l| l.starts_with(&format!("option name {} type", opt))), "{}", opt);
+    for opt in [
+        "Hash",
+        "Threads",
+        "Clear Hash",
+        "Ponder",
+        "MultiPV",
+        "Move Overhead",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {} type", opt))),
+            "{}",
+            opt
+        );
     }
     e.send("quit");
     assert!(e.close().success());
@@ -120,10 +150,16 @@ fn bad_input_never_kills_the_engine() {
     e.send("go wtime");
     e.send("setoption name Hash value lots");
     e.send("setoption name NoSuchOption value 1");
-    e.send(&format!("position startpos moves {}", "e2e4 ".repeat(20_000)));
+    e.send(&format!(
+        "position startpos moves {}",
+        "e2e4 ".repeat(20_000)
+    ));
     e.send(&"x".repeat(100_000));
     let lines = e.ready();
-    let errors = lines.iter().filter(|l| l.starts_with("info string error")).count();
+    let errors = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error"))
+        .count();
     assert!(errors >= 9, "{:?}", lines);
     // The illegal inputs changed nothing: we still play from the start position.
     e.send("go depth 3");
@@ -142,7 +178,11 @@ fn stop_answers_within_50_ms() {
     e.send("stop");
     let (best, _) = e.bestmove(Duration::from_secs(5));
     let waited = t.elapsed();
-    assert!(waited < Duration::from_millis(50), "bestmove {:?} after stop", waited);
+    assert!(
+        waited < Duration::from_millis(50),
+        "bestmove {:?} after stop",
+        waited
+    );
     assert!(legal_in("startpos", &["e2e4", "c7c5", "g1f3"], &best));
     e.send("quit");
     assert!(e.close().success());
@@ -154,11 +194,18 @@ fn ponder_waits_for_ponderhit() {
     e.send("position startpos moves d2d4");
     e.send("go ponder wtime 2000 btime 2000 winc 0 binc 0");
     // While pondering, the clock does not run: no bestmove even after the budget would expire.
-    assert!(e.lines.recv_timeout(Duration::from_millis(400)).map_or(true, |l| !l.starts_with("bestmove")));
+    assert!(e
+        .lines
+        .recv_timeout(Duration::from_millis(400))
+        .map_or(true, |l| !l.starts_with("bestmove")));
     std::thread::sleep(Duration::from_millis(300));
     e.send("isready");
     let lines = e.until("readyok", Duration::from_secs(2));
-    assert!(!lines.iter().any(|l| l.starts_with("bestmove")), "{:?}", lines);
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{:?}",
+        lines
+    );
     e.send("ponderhit");
     let (best, _) = e.bestmove(Duration::from_secs(3));
     assert!(legal_in("startpos", &["d2d4"], &best));
@@ -189,14 +236,24 @@ fn every_go_limit_gives_a_legal_move() {
         if go.contains("mate") {
             // Scholar's mate is on the board.
             assert_eq!(best, "f3f7");
-            assert!(lines.iter().any(|l| l.contains("score mate 1")), "{:?}", lines);
+            assert!(
+                lines.iter().any(|l| l.contains("score mate 1")),
+                "{:?}",
+                lines
+            );
         }
     }
     e.send("setoption name MultiPV value 3");
     e.send("go depth 5");
     let (_, lines) = e.bestmove(Duration::from_secs(10));
     for k in 1..=3 {
-        assert!(lines.iter().any(|l| l.starts_with("info depth 5 ") && l.contains(&format!(" multipv {} ", k))), "{:?}", lines);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info depth 5 ") && l.contains(&format!(" multipv {} ", k))),
+            "{:?}",
+            lines
+        );
     }
     e.send("quit");
     assert!(e.close().success());

@@ -15,12 +15,40 @@ const AUTHOR: &str = "the Fortress developers";
 /// The options the engine offers, with their limits, as `uci` lists them.
 fn option_list() -> Vec<(&'static str, OptionKind)> {
     vec![
-        ("Hash", OptionKind::Spin { default: DEFAULT_HASH_MB as i64, min: 1, max: 65_536 }),
-        ("Threads", OptionKind::Spin { default: 1, min: 1, max: 256 }),
+        (
+            "Hash",
+            OptionKind::Spin {
+                default: DEFAULT_HASH_MB as i64,
+                min: 1,
+                max: 65_536,
+            },
+        ),
+        (
+            "Threads",
+            OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: 256,
+            },
+        ),
         ("Clear Hash", OptionKind::Button),
         ("Ponder", OptionKind::Check { default: false }),
-        ("MultiPV", OptionKind::Spin { default: 1, min: 1, max: 256 }),
-        ("Move Overhead", OptionKind::Spin { default: DEFAULT_OVERHEAD_MS as i64, min: 0, max: 5_000 }),
+        (
+            "MultiPV",
+            OptionKind::Spin {
+                default: 1,
+                min: 1,
+                max: 256,
+            },
+        ),
+        (
+            "Move Overhead",
+            OptionKind::Spin {
+                default: DEFAULT_OVERHEAD_MS as i64,
+                min: 0,
+                max: 5_000,
+            },
+        ),
     ]
 }
 
@@ -134,7 +162,8 @@ impl Session {
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
         let known = option_list();
-        let Some((canonical, kind)) = known.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)) else {
+        let Some((canonical, kind)) = known.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))
+        else {
             self.error(&format!("unknown option '{}'", name));
             return;
         };
@@ -148,7 +177,10 @@ impl Session {
             };
             match text.trim().parse::<i64>() {
                 Ok(n) if (*min..=*max).contains(&n) => Ok(n),
-                _ => Err(format!("option '{}' takes a number from {} to {}, not '{}'", canonical, min, max, text)),
+                _ => Err(format!(
+                    "option '{}' takes a number from {} to {}, not '{}'",
+                    canonical, min, max, text
+                )),
             }
         };
         let Some(engine) = Arc::get_mut(&mut self.engine) else {
@@ -215,7 +247,9 @@ impl Session {
         for text in &params.searchmoves {
             match parse_uci_move(&self.position, text) {
                 Some(m) => searchmoves.push(m),
-                None => return self.error(&format!("searchmoves: '{}' is not a legal move here", text)),
+                None => {
+                    return self.error(&format!("searchmoves: '{}' is not a legal move here", text))
+                }
             }
         }
         let limits = Limits {
