@@ -270,17 +270,18 @@ fn analyse_up(own: u64, enemy: u64) -> (Verdict, Structure) {
     )
 }
 
-/// The pawn-only verdicts for both attackers, in real coordinates; Black's by mirroring.
-fn analyse(white_pawns: u64, black_pawns: u64) -> [Verdict; 2] {
-    let (white, _) = analyse_up(white_pawns, black_pawns);
-    let (black, _) = analyse_up(black_pawns.swap_bytes(), white_pawns.swap_bytes());
-    [
-        white,
-        Verdict {
-            attacker_king: black.attacker_king.swap_bytes(),
-            defender_king: black.defender_king.swap_bytes(),
-        },
-    ]
+/// The pawn-only verdict for `attacker`, in real coordinates; Black's by mirroring.
+fn verdict(white_pawns: u64, black_pawns: u64, attacker: Color) -> Verdict {
+    match attacker {
+        Color::White => analyse_up(white_pawns, black_pawns).0,
+        Color::Black => {
+            let v = analyse_up(black_pawns.swap_bytes(), white_pawns.swap_bytes()).0;
+            Verdict {
+                attacker_king: v.attacker_king.swap_bytes(),
+                defender_king: v.defender_king.swap_bytes(),
+            }
+        }
+    }
 }
 
 /// The detector's view of the pawns for `attacker` (fixed pawns, marked squares, fence), in real
@@ -347,8 +348,7 @@ pub fn cannot_win(men: &Men, attacker: Color) -> bool {
     }
     let wp = men.get(Color::White, PieceType::Pawn).0;
     let bp = men.get(Color::Black, PieceType::Pawn).0;
-    let v = analyse(wp, bp)[attacker.index()];
-    kings_hold(&v, men, attacker)
+    kings_hold(&verdict(wp, bp, attacker), men, attacker)
 }
 
 #[inline(always)]
@@ -426,7 +426,7 @@ impl BlockageTable {
             *slot = Entry {
                 white_pawns: wp,
                 black_pawns: bp,
-                verdicts: analyse(wp, bp),
+                verdicts: [verdict(wp, bp, Color::White), verdict(wp, bp, Color::Black)],
             };
         }
         kings_hold(&slot.verdicts[attacker.index()], men, attacker)
@@ -529,6 +529,22 @@ mod tests {
         // Without the a7 pawn, b8 is free and the blockage holds.
         let men = men_from_fen("k7/1p5p/1P6/p1p1p1p1/P1P1P1P1/8/8/4K3 b");
         assert!(cannot_win(&men, Color::White));
+    }
+
+    #[test]
+    fn attacker_to_move_may_not_take_the_last_free_square() {
+        // Black's Ka8: a7 and b7 covered by b6 and c6, b8 free; c6-c7 would cover b8.
+        let open = Verdict {
+            attacker_king: u64::MAX,
+            defender_king: u64::MAX,
+        };
+        let btm = men_from_fen("k7/8/1PP5/8/8/8/8/4K3 b");
+        assert!(kings_hold(&open, &btm, Color::White));
+        let wtm = men_from_fen("k7/8/1PP5/8/8/8/8/4K3 w");
+        assert!(!kings_hold(&open, &wtm, Color::White));
+        // With White's c-pawn unable to move (c7 occupied by a Black pawn) b8 survives.
+        let blocked = men_from_fen("k7/2p5/1PP5/8/8/8/8/4K3 w");
+        assert!(kings_hold(&open, &blocked, Color::White));
     }
 
     #[test]
