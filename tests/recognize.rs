@@ -402,3 +402,151 @@ fn wrong_bishop_rook_pawn_with_king_in_the_corner() {
         Some(Bound::AtMostDraw)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Speed, run by hand:
+//   cargo test --release --test recognize bench -- --ignored --nocapture
+
+/// A small deterministic generator (xorshift64*), so runs are comparable.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Random pawn endings: 4-8 pawns a side on ranks 2-7, kings on free squares.
+fn random_endings(rng: &mut Rng, n: usize) -> Vec<Men> {
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut m = Men::empty(if rng.below(2) == 0 {
+            Color::White
+        } else {
+            Color::Black
+        });
+        for c in Color::BOTH {
+            let count = 4 + rng.below(5);
+            let mut placed = 0;
+            while placed < count {
+                let sq = Square(8 + rng.below(48) as u8);
+                if !m.occupied().contains(sq) {
+                    m.put(c, fortress::chess::PieceType::Pawn, sq);
+                    placed += 1;
+                }
+            }
+            loop {
+                let sq = Square(rng.below(64) as u8);
+                if !m.occupied().contains(sq) {
+                    m.put(c, fortress::chess::PieceType::King, sq);
+                    break;
+                }
+            }
+        }
+        out.push(m);
+    }
+    out
+}
+
+/// The figure structures with the kings moved around: positions where fences exist.
+fn fenced_endings(rng: &mut Rng, n: usize) -> Vec<Men> {
+    let fens = [
+        "8/5k2/1p1p4/p1p1p1p1/P1P1P1P1/1PP1P3/3P1K2/8 w",
+        "8/4k3/4p1pp/p1p1P1p1/P1P1P3/6K1/6P1/8 w",
+        "8/7p/3k4/p1p5/P1P1p2p/2P1P2P/5K2/8 w",
+        "8/3k4/5p2/p1p1p1p1/P1P1PPP1/8/3K4/8 w",
+        "8/3k4/6p1/pp2p2p/2p1P2P/8/3KP1P1/8 w",
+        "8/5k1p/4p1p1/p1p1P1P1/PpP4P/8/1P2P1K1/8 w",
+        "8/5k2/4p1p1/p1p1P1P1/P1P3K1/5P2/8/8 w",
+    ];
+    let king = fortress::chess::PieceType::King;
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut m = men(fens[out.len() % fens.len()]);
+        for c in Color::BOTH {
+            m.pieces[c.index()][king.index()] = fortress::chess::Bitboard::EMPTY;
+            loop {
+                let sq = Square(rng.below(64) as u8);
+                if !m.occupied().contains(sq) {
+                    m.put(c, king, sq);
+                    break;
+                }
+            }
+        }
+        out.push(m);
+    }
+    out
+}
+
+#[test]
+#[ignore]
+fn bench_blockage_detector() {
+    use std::time::Instant;
+    // The slider tables are built on first use; keep their cost out of the KPK figure.
+    let t = Instant::now();
+    std::hint::black_box(fortress::chess::attacks::rook_attacks(
+        Square::A1,
+        Default::default(),
+    ));
+    println!(
+        "attack tables (magic search): {:.1} ms",
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let t = Instant::now();
+    let stats = kpk::stats();
+    println!(
+        "KPK bitbase: {:.1} ms to compute ({} passes)",
+        t.elapsed().as_secs_f64() * 1e3,
+        stats.passes
+    );
+    println!(
+        "machine: {} logical cores, 1 thread used",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    for (name, set) in [
+        ("random pawn endings", random_endings(&mut rng, 4096)),
+        ("figure structures", fenced_endings(&mut rng, 4096)),
+    ] {
+        let rounds = 200;
+        let t = Instant::now();
+        let mut yes = 0u64;
+        for _ in 0..rounds {
+            for m in &set {
+                yes += cannot_win(std::hint::black_box(m), Color::White) as u64;
+                yes += cannot_win(std::hint::black_box(m), Color::Black) as u64;
+            }
+        }
+        let calls = (rounds * set.len() * 2) as f64;
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "{name}: uncached (one fence analysis per call): {:.2} M calls/s, {:.0} ns/call, {:.1}% blockages",
+            calls / secs / 1e6,
+            secs / calls * 1e9,
+            100.0 * yes as f64 / calls
+        );
+        let mut table = BlockageTable::new(14);
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for m in &set {
+                yes += table.cannot_win(std::hint::black_box(m), Color::White) as u64;
+                yes += table.cannot_win(std::hint::black_box(m), Color::Black) as u64;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        let s = table.stats();
+        println!(
+            "{name}: pawn hash (2^14 slots): {:.2} M probes/s, {:.0} ns/probe, {} hits, {} misses",
+            calls / secs / 1e6,
+            secs / calls * 1e9,
+            s.hits,
+            s.misses
+        );
+        assert!(yes > 0 || name.starts_with("random"));
+    }
+}

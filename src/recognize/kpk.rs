@@ -71,6 +71,17 @@ const DRAW: u8 = 2;
 const ILLEGAL: u8 = 3;
 
 fn white_to_move_value(r: &[u8], wk: u8, pawn: u8, bk: u8) -> u8 {
+    // WIN as soon as one move wins; DRAW once every move is known not to (settled positions are
+    // skipped by later passes); UNKNOWN otherwise.
+    let mut open = false;
+    let mut child = |i: usize| match r[i] {
+        WIN => true,
+        UNKNOWN => {
+            open = true;
+            false
+        }
+        _ => false,
+    };
     let ahead = pawn + 8;
     if pawn >> 3 == 6 {
         if ahead != wk
@@ -80,20 +91,24 @@ fn white_to_move_value(r: &[u8], wk: u8, pawn: u8, bk: u8) -> u8 {
             return WIN;
         }
     } else if ahead != wk && ahead != bk {
-        if r[index(false, wk, ahead, bk)] == WIN {
+        if child(index(false, wk, ahead, bk)) {
             return WIN;
         }
         let two = pawn + 16;
-        if pawn >> 3 == 1 && two != wk && two != bk && r[index(false, wk, two, bk)] == WIN {
+        if pawn >> 3 == 1 && two != wk && two != bk && child(index(false, wk, two, bk)) {
             return WIN;
         }
     }
     for to in king_attacks(Square(wk)) {
-        if to.0 != pawn && !adjacent(to.0, bk) && r[index(false, to.0, pawn, bk)] == WIN {
+        if to.0 != pawn && !adjacent(to.0, bk) && child(index(false, to.0, pawn, bk)) {
             return WIN;
         }
     }
-    UNKNOWN
+    if open {
+        UNKNOWN
+    } else {
+        DRAW
+    }
 }
 
 fn black_to_move_value(r: &[u8], wk: u8, pawn: u8, bk: u8) -> u8 {
