@@ -2,33 +2,19 @@
 //! "Blockage Detection in King and Pawn Endings", rebuilt from their captions and text (the
 //! diagrams were lost), Fine #70, and textbook KPK positions for the bitbase.
 
-use fortress::chess::{Color, Piece, Square};
+use fortress::chess::{Color, Position, Square};
 use fortress::recognize::blockage::{cannot_win, structure};
 use fortress::recognize::{kpk, recognize, BlockageTable, Bound, Men, Outcome};
 
-/// The piece-placement field and side to move of a FEN (test helper; `chess` will own FEN).
+/// A position from a FEN whose castling and en-passant fields may be left out.
 fn men(fen: &str) -> Men {
-    let mut fields = fen.split_whitespace();
-    let placement = fields.next().unwrap();
-    let stm = if fields.next() == Some("b") {
-        Color::Black
+    let fields = fen.split_whitespace().count();
+    let fen = if fields == 2 {
+        format!("{fen} - -")
     } else {
-        Color::White
+        fen.to_string()
     };
-    let mut m = Men::empty(stm);
-    let (mut file, mut rank) = (0u8, 7u8);
-    for ch in placement.chars() {
-        match ch {
-            '/' => (file, rank) = (0, rank - 1),
-            '1'..='8' => file += ch as u8 - b'0',
-            _ => {
-                let p = Piece::from_fen_char(ch).unwrap();
-                m.put(p.color, p.kind, Square::new(file, rank));
-                file += 1;
-            }
-        }
-    }
-    m
+    Men::from(&Position::from_fen(&fen).unwrap_or_else(|e| panic!("{fen}: {e}")))
 }
 
 fn squares(names: &str) -> fortress::chess::Bitboard {

@@ -6,7 +6,7 @@
 //! Everything is computed for an attacker whose pawns move north (White); Black is handled by
 //! mirroring the board, so there is one copy of the rules.
 
-use super::Men;
+use super::{Bound, Men, Outcome};
 use crate::chess::attacks::king_attacks;
 use crate::chess::{Bitboard, Color, PieceType};
 
@@ -405,12 +405,37 @@ impl BlockageTable {
     }
 
     /// "`attacker` cannot win" (see `cannot_win`), with the pawn-only part from the hash.
-    /// In the search (Figure 5): if `beta > DRAW` and the side to move cannot win, `beta = DRAW`
-    /// (return DRAW at once if `alpha >= DRAW`); if its opponent cannot win, `alpha = DRAW`.
     pub fn cannot_win(&mut self, men: &Men, attacker: Color) -> bool {
         if !applies(men) {
             return false;
         }
+        let verdict = self.verdicts(men)[attacker.index()];
+        kings_hold(&verdict, men, attacker)
+    }
+
+    /// Both sides at once, for the search (Figure 5), from the side to move's point of view:
+    /// `AtMostDraw` (set `beta = DRAW`, or return DRAW if `alpha >= DRAW`) when it cannot win,
+    /// `AtLeastDraw` (raise `alpha` to DRAW) when its opponent cannot, `Exact(Draw)` when neither
+    /// can. One hash probe.
+    pub fn bound(&mut self, men: &Men) -> Option<Bound> {
+        if !applies(men) {
+            return None;
+        }
+        let verdicts = self.verdicts(men);
+        let stm = men.side_to_move;
+        let us = kings_hold(&verdicts[stm.index()], men, stm);
+        let them = kings_hold(&verdicts[(!stm).index()], men, !stm);
+        match (us, them) {
+            (true, true) => Some(Bound::Exact(Outcome::Draw)),
+            (true, false) => Some(Bound::AtMostDraw),
+            (false, true) => Some(Bound::AtLeastDraw),
+            (false, false) => None,
+        }
+    }
+
+    /// The pawn-only verdicts for both attackers: from the slot, or computed and stored.
+    #[inline(always)]
+    fn verdicts(&mut self, men: &Men) -> [Verdict; 2] {
         let wp = men.get(Color::White, PieceType::Pawn).0;
         let bp = men.get(Color::Black, PieceType::Pawn).0;
         let index = (wp.wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -429,7 +454,7 @@ impl BlockageTable {
                 verdicts: [verdict(wp, bp, Color::White), verdict(wp, bp, Color::Black)],
             };
         }
-        kings_hold(&slot.verdicts[attacker.index()], men, attacker)
+        slot.verdicts
     }
 
     pub fn stats(&self) -> ProbeStats {
@@ -566,5 +591,20 @@ mod tests {
         let s = table.stats();
         assert_eq!(s.hits + s.misses, 8);
         assert_eq!(s.misses, 2);
+        // `bound` is the two answers combined, from the side to move's point of view.
+        for fen in fens {
+            let men = men_from_fen(fen);
+            let us = cannot_win(&men, men.side_to_move);
+            let them = cannot_win(&men, !men.side_to_move);
+            let expected = match (us, them) {
+                (true, true) => Some(Bound::Exact(Outcome::Draw)),
+                (true, false) => Some(Bound::AtMostDraw),
+                (false, true) => Some(Bound::AtLeastDraw),
+                (false, false) => None,
+            };
+            assert_eq!(table.bound(&men), expected, "{fen}");
+        }
+        table.clear();
+        assert_eq!(table.stats(), ProbeStats::default());
     }
 }

@@ -12,7 +12,7 @@ pub mod material;
 pub use blockage::{BlockageTable, ProbeStats};
 pub use material::recognize;
 
-use crate::chess::{Bitboard, Color, PieceType, Square};
+use crate::chess::{Bitboard, Color, PieceType, Position, Square};
 
 /// The men on the board, the side to move and the en-passant target square: all a recognizer needs.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -110,31 +110,27 @@ pub enum Bound {
     AtLeastDraw,
 }
 
-/// Parses the piece-placement field of a FEN (and the side to move, if present), for tests only;
-/// the engine's FEN parser lives in `chess`.
-#[cfg(test)]
-pub(crate) fn men_from_fen(fen: &str) -> Men {
-    let mut fields = fen.split_whitespace();
-    let placement = fields.next().expect("empty FEN");
-    let stm = match fields.next() {
-        Some("b") => Color::Black,
-        _ => Color::White,
-    };
-    let mut men = Men::empty(stm);
-    let (mut file, mut rank) = (0u8, 7u8);
-    for ch in placement.chars() {
-        match ch {
-            '/' => {
-                file = 0;
-                rank -= 1;
-            }
-            '1'..='8' => file += ch as u8 - b'0',
-            _ => {
-                let p = crate::chess::Piece::from_fen_char(ch).expect("bad piece letter");
-                men.put(p.color, p.kind, Square::new(file, rank));
-                file += 1;
+impl From<&Position> for Men {
+    fn from(pos: &Position) -> Men {
+        let mut men = Men::empty(pos.side_to_move());
+        for c in Color::BOTH {
+            for k in PieceType::ALL {
+                men.pieces[c.index()][k.index()] = pos.pieces(c, k);
             }
         }
+        men.en_passant = pos.ep_square();
+        men
     }
-    men
+}
+
+/// A position from a FEN whose castling and en-passant fields may be left out; for tests.
+#[cfg(test)]
+pub(crate) fn men_from_fen(fen: &str) -> Men {
+    let fields = fen.split_whitespace().count();
+    let fen = if fields == 2 {
+        format!("{fen} - -")
+    } else {
+        fen.to_string()
+    };
+    Men::from(&Position::from_fen(&fen).expect("test FEN"))
 }
