@@ -117,6 +117,8 @@ fn figure_10_king_in_front_of_the_pawn() {
     assert!(white_cannot_win("8/5k2/8/p1p1pPp1/P1P1P1P1/8/3K4/8 b"));
     // Beside the pawn is not in front of it.
     assert!(!white_cannot_win("8/8/4k3/p1p1pPp1/P1P1P1P1/8/3K4/8 b"));
+    // A Black pawn on g7 covers f6: the f-pawn could take it on its way (f6xg7), so no claim.
+    assert!(!white_cannot_win("8/5kp1/8/p1p1pPp1/P1P1P1P1/8/3K4/8 b"));
 }
 
 // Figure 11: pawns on b5 and f5 above the fence; the king cannot be on both files: no blockage.

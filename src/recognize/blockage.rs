@@ -215,9 +215,20 @@ fn analyse_up(own: u64, enemy: u64) -> (Verdict, Structure) {
         let hi = ((63 - column.leading_zeros()) >> 3) as u8;
 
         if rank > hi {
-            // 3.1: above the fence; the defending king must stand in front of it.
+            // 3.1: above the fence; the defending king must stand in front of it. Read narrowly:
+            // on its way up it must never meet an enemy pawn's attack (it could take that pawn).
             if can_capture & bit(p) != 0 {
                 return (NONE, structure);
+            }
+            let mut s = p;
+            while s < 56 {
+                s += 8;
+                if (own | enemy) & bit(s) != 0 {
+                    break;
+                }
+                if all_attacked & bit(s) != 0 {
+                    return (NONE, structure);
+                }
             }
             defender_king &= file_mask(file) & ((u64::MAX << p) << 1);
         } else if rank >= lo {
