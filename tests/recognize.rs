@@ -538,3 +538,166 @@ fn bench_blockage_detector() {
         assert!(yes > 0 || name.starts_with("random"));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// KNNK, checked exhaustively by hand (about a minute):
+//   cargo test --release --test recognize knnk_exhaustive -- --ignored --nocapture
+
+/// Solves KNNK by fixed-point iteration ("White mates by force", White has the knights) and
+/// checks that every position the recognizer calls a draw is not a forced mate.
+#[test]
+#[ignore]
+fn knnk_exhaustive() {
+    use fortress::chess::attacks::{king_attacks, knight_attacks};
+    use fortress::chess::{Bitboard, PieceType};
+    const N: usize = 64 * 64 * 64 * 64;
+    let idx = |wk: usize, bk: usize, n1: usize, n2: usize| ((wk * 64 + bk) * 64 + n1) * 64 + n2;
+    let bb = |s: usize| Bitboard(1u64 << s);
+    let valid = |wk: usize, bk: usize, n1: usize, n2: usize| {
+        n1 < n2
+            && wk != bk
+            && wk != n1
+            && wk != n2
+            && bk != n1
+            && bk != n2
+            && Square(wk as u8).distance(Square(bk as u8)) > 1
+    };
+    let checks = |bk: usize, n1: usize, n2: usize| {
+        knight_attacks(Square(n1 as u8)).contains(Square(bk as u8))
+            || knight_attacks(Square(n2 as u8)).contains(Square(bk as u8))
+    };
+    // 0 unknown, 1 White mates by force, 2 not (or not a legal position).
+    let mut wtm = vec![0u8; N];
+    let mut btm = vec![0u8; N];
+    let sorted = |a: usize, b: usize| if a < b { (a, b) } else { (b, a) };
+    let mut passes = 0;
+    loop {
+        passes += 1;
+        let mut changed = false;
+        for i in 0..N {
+            let (wk, bk, n1, n2) = (i >> 18, (i >> 12) & 63, (i >> 6) & 63, i & 63);
+            if btm[i] == 0 {
+                let v = if !valid(wk, bk, n1, n2) {
+                    2
+                } else {
+                    let guarded = |t: usize, taken: usize| {
+                        king_attacks(Square(wk as u8)).contains(Square(t as u8))
+                            || (n1 != taken
+                                && knight_attacks(Square(n1 as u8)).contains(Square(t as u8)))
+                            || (n2 != taken
+                                && knight_attacks(Square(n2 as u8)).contains(Square(t as u8)))
+                    };
+                    let mut any = false;
+                    let mut all_won = true;
+                    let mut decided_draw = false;
+                    for t in king_attacks(Square(bk as u8)) {
+                        let t = t.0 as usize;
+                        if guarded(t, t) || t == wk {
+                            continue;
+                        }
+                        any = true;
+                        if t == n1 || t == n2 {
+                            decided_draw = true; // a knight taken: KNK
+                            break;
+                        }
+                        match wtm[idx(wk, t, n1, n2)] {
+                            1 => {}
+                            2 => {
+                                decided_draw = true;
+                                break;
+                            }
+                            _ => all_won = false,
+                        }
+                    }
+                    if !any {
+                        if checks(bk, n1, n2) {
+                            1
+                        } else {
+                            2
+                        }
+                    } else if decided_draw {
+                        2
+                    } else if all_won {
+                        1
+                    } else {
+                        0
+                    }
+                };
+                if v != 0 {
+                    btm[i] = v;
+                    changed = true;
+                }
+            }
+            if wtm[i] == 0 {
+                let v = if !valid(wk, bk, n1, n2) || checks(bk, n1, n2) {
+                    2
+                } else {
+                    let occ = bb(wk) | bb(bk) | bb(n1) | bb(n2);
+                    let mut open = false;
+                    let mut won = false;
+                    let mut look = |j: usize| match btm[j] {
+                        1 => won = true,
+                        0 => open = true,
+                        _ => {}
+                    };
+                    for t in knight_attacks(Square(n1 as u8)) & !occ {
+                        let (a, b) = sorted(t.0 as usize, n2);
+                        look(idx(wk, bk, a, b));
+                    }
+                    for t in knight_attacks(Square(n2 as u8)) & !occ {
+                        let (a, b) = sorted(n1, t.0 as usize);
+                        look(idx(wk, bk, a, b));
+                    }
+                    for t in king_attacks(Square(wk as u8)) & !occ {
+                        if Square(t.0).distance(Square(bk as u8)) > 1 {
+                            look(idx(t.0 as usize, bk, n1, n2));
+                        }
+                    }
+                    if won {
+                        1
+                    } else if open {
+                        0
+                    } else {
+                        2
+                    }
+                };
+                if v != 0 {
+                    wtm[i] = v;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let (mut won_wtm, mut won_btm, mut claimed, mut wrong) = (0u64, 0u64, 0u64, 0u64);
+    for i in 0..N {
+        let (wk, bk, n1, n2) = (i >> 18, (i >> 12) & 63, (i >> 6) & 63, i & 63);
+        if !valid(wk, bk, n1, n2) {
+            continue;
+        }
+        won_wtm += (wtm[i] == 1) as u64;
+        won_btm += (btm[i] == 1) as u64;
+        for (stm, forced) in [(Color::White, wtm[i] == 1), (Color::Black, btm[i] == 1)] {
+            if stm == Color::White && checks(bk, n1, n2) {
+                continue; // illegal: the side not to move in check
+            }
+            let mut m = Men::empty(stm);
+            m.put(Color::White, PieceType::King, Square(wk as u8));
+            m.put(Color::Black, PieceType::King, Square(bk as u8));
+            m.put(Color::White, PieceType::Knight, Square(n1 as u8));
+            m.put(Color::White, PieceType::Knight, Square(n2 as u8));
+            if recognize(&m) == Some(Bound::Exact(Outcome::Draw)) {
+                claimed += 1;
+                wrong += forced as u64;
+            }
+        }
+    }
+    println!(
+        "KNNK: {passes} passes; forced mates: {won_wtm} White to move, {won_btm} Black to move; \
+         {claimed} positions recognised as draws, {wrong} of them wrongly"
+    );
+    assert_eq!(wrong, 0);
+    assert!(claimed > 0);
+}
