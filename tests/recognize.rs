@@ -701,3 +701,34 @@ fn knnk_exhaustive() {
     assert_eq!(wrong, 0);
     assert!(claimed > 0);
 }
+
+/// On random pawn endings and on the figure structures with kings scattered: the hashed probe
+/// agrees with the direct one, colour mirroring gives the same answers, and `bound` combines them.
+#[test]
+fn random_endings_hash_and_mirror_agree() {
+    let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+    let mut set = random_endings(&mut rng, 3000);
+    set.extend(fenced_endings(&mut rng, 3000));
+    let mut table = BlockageTable::new(6); // small, so slots get overwritten
+    let mut blocked = 0;
+    for m in &set {
+        for c in Color::BOTH {
+            let direct = cannot_win(m, c);
+            blocked += direct as u32;
+            assert_eq!(table.cannot_win(m, c), direct);
+            assert_eq!(cannot_win(&m.mirrored(), !c), direct);
+        }
+        let expected = match (
+            cannot_win(m, m.side_to_move),
+            cannot_win(m, !m.side_to_move),
+        ) {
+            (true, true) => Some(Bound::Exact(Outcome::Draw)),
+            (true, false) => Some(Bound::AtMostDraw),
+            (false, true) => Some(Bound::AtLeastDraw),
+            (false, false) => None,
+        };
+        assert_eq!(table.bound(m), expected);
+    }
+    // The scattered-king figure positions must produce some blockages, or the test is vacuous.
+    assert!(blocked > 100, "{blocked}");
+}
