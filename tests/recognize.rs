@@ -492,8 +492,17 @@ fn bench_blockage_detector() {
         t.elapsed().as_secs_f64() * 1e3,
         stats.passes
     );
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_string());
     println!(
-        "machine: {} logical cores, 1 thread used",
+        "machine: {cpu}, {} logical cores, 1 thread used",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     let mut rng = Rng(0x1234_5678_9ABC_DEF1);
