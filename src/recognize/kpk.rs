@@ -146,7 +146,7 @@ pub struct KpkStats {
     pub white_to_move_won: u32,
     pub black_to_move_legal: u32,
     pub black_to_move_won: u32,
-    /// Passes of the fixed-point iteration.
+    /// Passes of the fixed-point iteration, summed over the 24 pawn squares.
     pub passes: u32,
 }
 
@@ -163,27 +163,43 @@ fn compute() -> Bitbase {
             *v = ILLEGAL;
         }
     }
+    // The pawn only moves forward, so solve one pawn square at a time, most advanced first: every
+    // position a pawn move leads to is then settled, and each fixed point only follows king moves.
     let mut passes = 0;
-    loop {
-        passes += 1;
-        let mut changed = false;
-        for i in 0..POSITIONS {
-            if r[i] != UNKNOWN {
-                continue;
+    for pawn_index in (0..24).rev() {
+        loop {
+            passes += 1;
+            let mut changed = false;
+            for wtm in [true, false] {
+                let base = ((!wtm) as usize * 24 + pawn_index) * 4096;
+                for i in base..base + 4096 {
+                    if r[i] != UNKNOWN {
+                        continue;
+                    }
+                    let (_, wk, pawn, bk) = decode(i);
+                    let v = if wtm {
+                        white_to_move_value(&r, wk, pawn, bk)
+                    } else {
+                        black_to_move_value(&r, wk, pawn, bk)
+                    };
+                    if v != UNKNOWN {
+                        r[i] = v;
+                        changed = true;
+                    }
+                }
             }
-            let (wtm, wk, pawn, bk) = decode(i);
-            let v = if wtm {
-                white_to_move_value(&r, wk, pawn, bk)
-            } else {
-                black_to_move_value(&r, wk, pawn, bk)
-            };
-            if v != UNKNOWN {
-                r[i] = v;
-                changed = true;
+            if !changed {
+                break;
             }
         }
-        if !changed {
-            break;
+        // What no pass could decide is a draw: White never forces a win there.
+        for wtm in [true, false] {
+            let base = ((!wtm) as usize * 24 + pawn_index) * 4096;
+            for v in &mut r[base..base + 4096] {
+                if *v == UNKNOWN {
+                    *v = DRAW;
+                }
+            }
         }
     }
     let mut won = vec![0u64; POSITIONS / 64].into_boxed_slice();
