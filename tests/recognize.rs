@@ -741,3 +741,127 @@ fn random_endings_hash_and_mirror_agree() {
     // The scattered-king figure positions must produce some blockages, or the test is vacuous.
     assert!(blocked > 100, "{blocked}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The detector against the engine's own search (which knows nothing of blockages), by hand:
+//   cargo test --release --test recognize against_search -- --ignored --nocapture
+// Where the detector says "White cannot win", a fixed-depth search must not find White a
+// promotion-sized advantage or a mate; where the paper says a pawn breaks through, it should.
+
+/// The FEN of a recognizer position (no castling, no en passant).
+fn men_to_fen(m: &Men) -> String {
+    let mut fen = String::new();
+    for rank in (0..8u8).rev() {
+        let mut empty = 0;
+        for file in 0..8u8 {
+            let sq = Square::new(file, rank);
+            let man = Color::BOTH.iter().find_map(|&c| {
+                fortress::chess::PieceType::ALL
+                    .iter()
+                    .find(|&&k| m.get(c, k).contains(sq))
+                    .map(|&k| fortress::chess::Piece::new(c, k).fen_char())
+            });
+            match man {
+                Some(ch) => {
+                    if empty > 0 {
+                        fen.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    fen.push(ch);
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            fen.push((b'0' + empty) as char);
+        }
+        if rank > 0 {
+            fen.push('/');
+        }
+    }
+    let stm = if m.side_to_move == Color::White {
+        "w"
+    } else {
+        "b"
+    };
+    format!("{fen} {stm} - -")
+}
+
+fn search_score(fen: &str, depth: u32) -> i32 {
+    use fortress::search::{Control, Engine, Limits};
+    let fen = if fen.split_whitespace().count() == 2 {
+        format!("{fen} - -")
+    } else {
+        fen.to_string()
+    };
+    let pos = Position::from_fen(&fen).unwrap();
+    let limits = Limits {
+        depth: Some(depth),
+        ..Default::default()
+    };
+    let result = Engine::new(32).search(&pos, &limits, &Control::new(false), &mut |_| {});
+    // From White's point of view.
+    if pos.side_to_move() == Color::White {
+        result.score
+    } else {
+        -result.score
+    }
+}
+
+#[test]
+#[ignore]
+fn blockages_against_search() {
+    let blocked = [
+        ("2", "8/5k2/1p1p4/p1p1p1p1/P1P1P1P1/1PP1P3/3P1K2/8 w"),
+        ("4", "8/4k3/8/p1p1p1p1/P1P1P1P1/2P5/4K3/8 w"),
+        ("6", "8/4k3/4p1pp/p1p1P1p1/P1P1P3/6K1/6P1/8 w"),
+        ("7", "8/7p/3k4/p1p5/P1P1p2p/2P1P2P/5K2/8 w"),
+        ("10", "8/5k2/8/p1p1pPp1/P1P1P1P1/8/3K4/8 w"),
+        ("12", "8/3k4/5p2/p1p1p1p1/P1P1PPP1/8/3K4/8 w"),
+        ("13 (h4 alone)", "8/3k4/7p/p1p1p1p1/P1P1P1PP/8/3K4/8 w"),
+        ("14 (no b2)", "8/3k4/6p1/pp2p2p/2p1P2P/8/3KP1P1/8 w"),
+        ("15", "8/5k2/8/p1p1p1p1/P1P1P1P1/8/3K1P2/8 w"),
+        ("16", "8/5k1p/4p1p1/p1p1P1P1/PpP4P/8/1P2P1K1/8 w"),
+        ("18 (Kf7)", "8/5k2/4p1p1/p1p1P1P1/P1P3K1/5P2/8/8 w"),
+    ];
+    let broken = [
+        ("9", "8/1k6/8/p1p1pPp1/P1P1P1P1/8/3K4/8 w"),
+        ("11", "8/5k2/8/pPp1pPp1/P1P1P1P1/8/3K4/8 w"),
+    ];
+    for (name, fen) in blocked {
+        assert!(white_cannot_win(fen), "figure {name}");
+        let score = search_score(fen, 26);
+        println!("figure {name}: detector says White cannot win; search depth 26: {score} cp");
+        assert!(score < 700, "figure {name}: the search finds {score}");
+    }
+    // Scattered kings on the figure structures: every legal position the detector calls blocked
+    // for White, with White to move, searched to depth 16.
+    let mut rng = Rng(0x5EA4_C4B1_0C4A_6E00);
+    let mut checked = 0;
+    for m in fenced_endings(&mut rng, 4000) {
+        let (wk, bk) = (m.king(Color::White).unwrap(), m.king(Color::Black).unwrap());
+        let black_in_check = fortress::chess::attacks::pawn_attacks(Color::Black, bk)
+            & m.get(Color::White, fortress::chess::PieceType::Pawn);
+        if m.side_to_move != Color::White
+            || wk.distance(bk) < 2
+            || black_in_check.any()
+            || !cannot_win(&m, Color::White)
+        {
+            continue;
+        }
+        let fen = men_to_fen(&m);
+        let score = search_score(&fen, 16);
+        assert!(score < 700, "{fen}: the search finds {score}");
+        checked += 1;
+        if checked == 60 {
+            break;
+        }
+    }
+    println!("{checked} scattered-king blockages: no search score of 700 cp or more at depth 16");
+    for (name, fen) in broken {
+        assert!(!white_cannot_win(fen), "figure {name}");
+        let score = search_score(fen, 26);
+        println!("figure {name}: no blockage; search depth 26: {score} cp");
+        assert!(score >= 700, "figure {name}: the search finds only {score}");
+    }
+}
