@@ -6,5 +6,6 @@
 pub mod bench;
 pub mod chess;
 pub mod eval;
+pub mod recognize;
 pub mod search;
 pub mod uci;
