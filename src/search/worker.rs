@@ -2,7 +2,7 @@
 //! search with its pruning and reductions, and quiescence. The main thread (id 0) also keeps the
 //! clock and reports; helper threads of Lazy SMP search the same root and share only the table.
 
-use super::knowledge::{self, Knowledge};
+use super::knowledge::{Knowledge, Verdict};
 use super::ordering::{is_quiet, pick, score_moves, History};
 use super::see::see_ge;
 use super::thread::{make_report, Report, Shared};
@@ -54,6 +54,7 @@ struct PlyMoves {
 
 pub(crate) struct Worker<'a> {
     stack: Vec<PlyMoves>,
+    knowledge: Knowledge,
     shared: &'a Shared<'a>,
     pos: Position,
     id: usize,
@@ -77,6 +78,7 @@ impl<'a> Worker<'a> {
         id: usize,
     ) -> Worker<'a> {
         Worker {
+            knowledge: Knowledge::new(shared.blockage_detection),
             stack: (0..MAX_PLY + 2)
                 .map(|_| PlyMoves {
                     list: MoveList::new(),
@@ -313,7 +315,7 @@ impl<'a> Worker<'a> {
         &mut self,
         mut alpha: Value,
         mut beta: Value,
-        mut depth: i32,
+        depth: i32,
         ply: usize,
     ) -> Value {
         self.pv_len[ply] = ply;
@@ -343,10 +345,32 @@ impl<'a> Worker<'a> {
         if alpha >= beta {
             return alpha;
         }
-        if let Knowledge::Exact(v) = knowledge::probe(&self.pos) {
-            return v;
+        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+            Verdict::Exact(v) => return v,
+            Verdict::AtMost(v) => (-INFINITE, v),
+            Verdict::AtLeast(v) => (v, INFINITE),
+            Verdict::Unknown => (-INFINITE, INFINITE),
+        };
+        // A known bound narrows the window (the paper's beta = DRAW), and the node's result is
+        // clamped to it, so that no fail-soft score can claim more than is known.
+        if alpha >= hi {
+            return hi;
         }
+        if beta <= lo {
+            return lo;
+        }
+        let v = self.search_node::<PV>(alpha.max(lo), beta.min(hi), depth, ply, in_check);
+        v.clamp(lo, hi)
+    }
 
+    fn search_node<const PV: bool>(
+        &mut self,
+        mut alpha: Value,
+        beta: Value,
+        mut depth: i32,
+        ply: usize,
+        in_check: bool,
+    ) -> Value {
         let key = self.pos.key();
         let tt = self.shared.tt.probe(key, ply);
         let tt_move = tt.map_or(Move::NONE, |e| e.mv);
@@ -547,7 +571,7 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn qsearch<const PV: bool>(&mut self, mut alpha: Value, beta: Value, ply: usize) -> Value {
+    fn qsearch<const PV: bool>(&mut self, alpha: Value, beta: Value, ply: usize) -> Value {
         self.count_node();
         if self.stop {
             return 0;
@@ -560,9 +584,29 @@ impl<'a> Worker<'a> {
         if ply >= MAX_PLY - 1 {
             return if in_check { DRAW } else { evaluate(&self.pos) };
         }
-        if let Knowledge::Exact(v) = knowledge::probe(&self.pos) {
-            return v;
+        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+            Verdict::Exact(v) => return v,
+            Verdict::AtMost(v) => (-INFINITE, v),
+            Verdict::AtLeast(v) => (v, INFINITE),
+            Verdict::Unknown => (-INFINITE, INFINITE),
+        };
+        if alpha >= hi {
+            return hi;
         }
+        if beta <= lo {
+            return lo;
+        }
+        let v = self.qsearch_node::<PV>(alpha.max(lo), beta.min(hi), ply, in_check);
+        v.clamp(lo, hi)
+    }
+
+    fn qsearch_node<const PV: bool>(
+        &mut self,
+        mut alpha: Value,
+        beta: Value,
+        ply: usize,
+        in_check: bool,
+    ) -> Value {
         let key = self.pos.key();
         let tt = self.shared.tt.probe(key, ply);
         if let Some(e) = tt {
