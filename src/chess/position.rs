@@ -335,20 +335,12 @@ impl Position {
 
     // ----- make / unmake -----
 
-    /// Plays a legal move (as produced by the move generator or `parse_uci_move`).
-    pub fn make_move(&mut self, m: Move) {
-        let us = self.stm;
-        let them = !us;
-        let from = m.from();
-        let to = m.to();
-        let piece = self.board[from.index()].expect("make_move: no man on the from square");
-        let captured = match m.kind() {
-            MoveKind::EnPassant => Some(Piece::new(them, PieceType::Pawn)),
-            MoveKind::Castle => None,
-            _ => self.board[to.index()],
-        };
+    /// Saves what unmaking needs, clears the en-passant square and advances the clock: the part
+    /// of making a move that is the same for every move, the null move included.
+    #[inline(always)]
+    fn begin_move(&mut self, mv: Move, captured: Option<Piece>) {
         self.history.push(Undo {
-            mv: m,
+            mv,
             captured,
             castling: self.castling,
             ep: self.ep,
@@ -361,6 +353,21 @@ impl Position {
             self.key ^= KEYS.ep_file[ep.file() as usize];
         }
         self.halfmove += 1;
+    }
+
+    /// Plays a legal move (as produced by the move generator or `parse_uci_move`).
+    pub fn make_move(&mut self, m: Move) {
+        let us = self.stm;
+        let them = !us;
+        let from = m.from();
+        let to = m.to();
+        let piece = self.board[from.index()].expect("make_move: no man on the from square");
+        let captured = match m.kind() {
+            MoveKind::EnPassant => Some(Piece::new(them, PieceType::Pawn)),
+            MoveKind::Castle => None,
+            _ => self.board[to.index()],
+        };
+        self.begin_move(m, captured);
         match m.kind() {
             MoveKind::Castle => {
                 let (rook_from, rook_to) = castling_rook(to);
@@ -454,20 +461,7 @@ impl Position {
     /// Passes the move (for null-move pruning); never called in check.
     pub fn make_null(&mut self) {
         debug_assert!(!self.in_check());
-        self.history.push(Undo {
-            mv: Move::NONE,
-            captured: None,
-            castling: self.castling,
-            ep: self.ep,
-            halfmove: self.halfmove,
-            key: self.key,
-            pawn_key: self.pawn_key,
-            checkers: self.checkers,
-        });
-        if let Some(ep) = self.ep.take() {
-            self.key ^= KEYS.ep_file[ep.file() as usize];
-        }
-        self.halfmove += 1;
+        self.begin_move(Move::NONE, None);
         self.key ^= KEYS.black_to_move;
         self.stm = !self.stm;
         self.checkers = Bitboard::EMPTY;

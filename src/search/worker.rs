@@ -294,6 +294,26 @@ impl<'a> Worker<'a> {
         best
     }
 
+    /// What the recognizers (and tables) know of this node: the bounds its value lies in, or
+    /// `Err(value)` when that settles the node for the window. A known bound narrows the window
+    /// (the paper's beta = DRAW) and the caller clamps the node's result to it, so that no
+    /// fail-soft score can claim more than is known.
+    fn known_bounds(&mut self, alpha: Value, beta: Value) -> Result<(Value, Value), Value> {
+        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+            Verdict::Exact(v) => return Err(v),
+            Verdict::AtMost(v) => (-INFINITE, v),
+            Verdict::AtLeast(v) => (v, INFINITE),
+            Verdict::Unknown => (-INFINITE, INFINITE),
+        };
+        if alpha >= hi {
+            return Err(hi);
+        }
+        if beta <= lo {
+            return Err(lo);
+        }
+        Ok((lo, hi))
+    }
+
     fn update_pv(&mut self, ply: usize, m: Move) {
         self.pv[ply][ply] = m;
         let child_len = self.pv_len[ply + 1].max(ply + 1);
@@ -345,20 +365,10 @@ impl<'a> Worker<'a> {
         if alpha >= beta {
             return alpha;
         }
-        let (lo, hi) = match self.knowledge.probe(&self.pos) {
-            Verdict::Exact(v) => return v,
-            Verdict::AtMost(v) => (-INFINITE, v),
-            Verdict::AtLeast(v) => (v, INFINITE),
-            Verdict::Unknown => (-INFINITE, INFINITE),
+        let (lo, hi) = match self.known_bounds(alpha, beta) {
+            Ok(bounds) => bounds,
+            Err(v) => return v,
         };
-        // A known bound narrows the window (the paper's beta = DRAW), and the node's result is
-        // clamped to it, so that no fail-soft score can claim more than is known.
-        if alpha >= hi {
-            return hi;
-        }
-        if beta <= lo {
-            return lo;
-        }
         let v = self.search_node::<PV>(alpha.max(lo), beta.min(hi), depth, ply, in_check);
         v.clamp(lo, hi)
     }
@@ -584,18 +594,10 @@ impl<'a> Worker<'a> {
         if ply >= MAX_PLY - 1 {
             return if in_check { DRAW } else { evaluate(&self.pos) };
         }
-        let (lo, hi) = match self.knowledge.probe(&self.pos) {
-            Verdict::Exact(v) => return v,
-            Verdict::AtMost(v) => (-INFINITE, v),
-            Verdict::AtLeast(v) => (v, INFINITE),
-            Verdict::Unknown => (-INFINITE, INFINITE),
+        let (lo, hi) = match self.known_bounds(alpha, beta) {
+            Ok(bounds) => bounds,
+            Err(v) => return v,
         };
-        if alpha >= hi {
-            return hi;
-        }
-        if beta <= lo {
-            return lo;
-        }
         let v = self.qsearch_node::<PV>(alpha.max(lo), beta.min(hi), ply, in_check);
         v.clamp(lo, hi)
     }
