@@ -9,7 +9,6 @@ use crate::chess::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
 use crate::chess::{Bitboard, Color, PieceType, Position, Square};
-use once_cell::sync::Lazy;
 
 /// A middlegame and an endgame value.
 #[derive(Copy, Clone, Default, PartialEq, Eq, Debug)]
@@ -73,30 +72,47 @@ const SHELTER_PAWN: S = S(12, 0);
 const MOBILITY: [S; 6] = [S(0, 0), S(4, 4), S(5, 5), S(2, 4), S(1, 2), S(0, 0)];
 const MOBILITY_BASE: [i32; 6] = [0, 4, 6, 6, 12, 0];
 
-/// Piece-square tables for White, by type and square; Black reads them flipped.
-static PST: Lazy<[[S; 64]; 6]> = Lazy::new(|| {
+const fn max(a: i32, b: i32) -> i32 {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+const fn min(a: i32, b: i32) -> i32 {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Piece-square tables for White, by type and square; Black reads them flipped. Built at compile
+/// time from centrality and advancement.
+static PST: [[S; 64]; 6] = {
     let mut t = [[S(0, 0); 64]; 6];
-    for sq in Square::all() {
-        let (f, r) = (sq.file() as i32, sq.rank() as i32);
+    let mut i = 0;
+    while i < 64 {
+        let (f, r) = ((i % 8) as i32, (i / 8) as i32);
         // 0 on the rim .. 3 in the centre.
-        let centre = 3 - ((2 * f - 7).abs().max((2 * r - 7).abs()) - 1) / 2;
+        let centre = 3 - (max((2 * f - 7).abs(), (2 * r - 7).abs()) - 1) / 2;
         let file_centre = 3 - ((2 * f - 7).abs() - 1) / 2;
-        let i = sq.index();
         t[0][i] = if r == 0 || r == 7 {
             S(0, 0)
         } else {
             S(
-                file_centre * 4 * (r - 1).min(3) / 2 - 4 * (file_centre == 0) as i32,
+                file_centre * 4 * min(r - 1, 3) / 2 - 4 * (file_centre == 0) as i32,
                 4 * (r - 2),
             )
         };
-        t[1][i] = S(-30 + 12 * centre + 3 * (r.min(5) - 2), -25 + 10 * centre);
+        t[1][i] = S(-30 + 12 * centre + 3 * (min(r, 5) - 2), -25 + 10 * centre);
         t[2][i] = S(
             -10 + 5 * centre + if r == 0 { -8 } else { 0 },
             -10 + 5 * centre,
         );
         t[3][i] = S(
-            if r == 6 { 15 } else { 0 } + if (3..=4).contains(&f) { 4 } else { 0 },
+            if r == 6 { 15 } else { 0 } + if f == 3 || f == 4 { 4 } else { 0 },
             0,
         );
         t[4][i] = S(
@@ -112,48 +128,43 @@ static PST: Lazy<[[S; 64]; 6]> = Lazy::new(|| {
             },
             -30 + 12 * centre,
         );
+        i += 1;
     }
     t
-});
+};
 
-static FILE_BB: Lazy<[Bitboard; 8]> =
-    Lazy::new(|| std::array::from_fn(|f| Bitboard::file(f as u8)));
+const FILE_A: u64 = 0x0101_0101_0101_0101;
 
 /// Squares in front of a pawn on its own and the neighbouring files: if none holds an enemy
 /// pawn, it is passed.
-static PASSED_SPAN: Lazy<[[Bitboard; 64]; 2]> = Lazy::new(|| {
-    let mut t = [[Bitboard::EMPTY; 64]; 2];
-    for sq in Square::all() {
-        let f = sq.file() as i32;
-        for color in Color::BOTH {
-            let mut span = Bitboard::EMPTY;
-            for r in 0..8 {
-                let ahead = match color {
-                    Color::White => r > sq.rank(),
-                    Color::Black => r < sq.rank(),
-                };
-                if !ahead {
-                    continue;
-                }
-                for df in -1..=1 {
-                    if (0..8).contains(&(f + df)) {
-                        span.set(Square::new((f + df) as u8, r));
-                    }
-                }
-            }
-            t[color.index()][sq.index()] = span;
+static PASSED_SPAN: [[Bitboard; 64]; 2] = {
+    let mut t = [[Bitboard(0); 64]; 2];
+    let mut sq = 0;
+    while sq < 64 {
+        let (f, r) = (sq % 8, sq / 8);
+        let mut files = FILE_A << f;
+        if f > 0 {
+            files |= FILE_A << (f - 1);
         }
+        if f < 7 {
+            files |= FILE_A << (f + 1);
+        }
+        let above = if r == 7 { 0 } else { !0u64 << (8 * (r + 1)) };
+        let below = if r == 0 { 0 } else { !0u64 >> (8 * (8 - r)) };
+        t[0][sq] = Bitboard(files & above);
+        t[1][sq] = Bitboard(files & below);
+        sq += 1;
     }
     t
-});
+};
 
 fn adjacent_files(f: u8) -> Bitboard {
     let mut b = Bitboard::EMPTY;
     if f > 0 {
-        b |= FILE_BB[f as usize - 1];
+        b |= Bitboard::file(f - 1);
     }
     if f < 7 {
-        b |= FILE_BB[f as usize + 1];
+        b |= Bitboard::file(f + 1);
     }
     b
 }
@@ -195,7 +206,7 @@ fn side_score(pos: &Position, us: Color) -> S {
                 s += MOBILITY[kind.index()] * n;
             }
             if kind == PieceType::Rook {
-                let file = FILE_BB[sq.file() as usize];
+                let file = Bitboard::file(sq.file());
                 if (file & our_pawns).is_empty() {
                     s += if (file & their_pawns).is_empty() {
                         ROOK_OPEN
@@ -212,7 +223,7 @@ fn side_score(pos: &Position, us: Color) -> S {
 
     // Pawn structure.
     for sq in our_pawns {
-        let file = FILE_BB[sq.file() as usize];
+        let file = Bitboard::file(sq.file());
         if (our_pawns & file).more_than_one() {
             s += DOUBLED;
         }
@@ -334,6 +345,19 @@ mod tests {
         ] {
             let pos = Position::from_fen(fen).unwrap();
             assert_eq!(evaluate(&pos), evaluate(&pos.color_flipped()), "{}", fen);
+        }
+    }
+
+    #[test]
+    fn passed_span_is_the_squares_ahead_on_three_files() {
+        for sq in Square::all() {
+            for color in Color::BOTH {
+                let expected = Square::all()
+                    .filter(|t| (t.file() as i32 - sq.file() as i32).abs() <= 1)
+                    .filter(|t| t.relative_rank(color) > sq.relative_rank(color))
+                    .fold(Bitboard::EMPTY, |b, t| b | Bitboard::from_square(t));
+                assert_eq!(PASSED_SPAN[color.index()][sq.index()], expected, "{} {:?}", sq, color);
+            }
         }
     }
 

@@ -93,17 +93,36 @@ pub fn score_moves(
     }
 }
 
-/// Swaps the best-scored move of `from..` into place `from` and returns it.
+/// How many moves are picked by selection before the rest is sorted at once: most cut-offs come
+/// from the first few moves, and a node that gets further will usually search them all.
+const SELECTION_PICKS: usize = 3;
+
+/// The move to search `from`-th: the best-scored of those left. Called with `from` = 0, 1, 2, ...
 #[inline]
 pub fn pick(list: &mut MoveList, scores: &mut [i32], from: usize) -> (Move, i32) {
     let moves = list.as_mut_slice();
-    let mut best = from;
-    for i in from + 1..moves.len() {
-        if scores[i] > scores[best] {
-            best = i;
+    if from < SELECTION_PICKS {
+        let mut best = from;
+        for i in from + 1..moves.len() {
+            if scores[i] > scores[best] {
+                best = i;
+            }
+        }
+        moves.swap(from, best);
+        scores.swap(from, best);
+    } else if from == SELECTION_PICKS {
+        // Insertion sort of the rest, best first; stable, so ties keep generation order.
+        for i in from + 1..moves.len() {
+            let (m, s) = (moves[i], scores[i]);
+            let mut j = i;
+            while j > from && scores[j - 1] < s {
+                moves[j] = moves[j - 1];
+                scores[j] = scores[j - 1];
+                j -= 1;
+            }
+            moves[j] = m;
+            scores[j] = s;
         }
     }
-    moves.swap(from, best);
-    scores.swap(from, best);
     (moves[from], scores[from])
 }
