@@ -176,8 +176,8 @@ fn pawn_attack_span(pawns: Bitboard, color: Color) -> Bitboard {
     }
 }
 
-/// The evaluation of one side (White's view of its own men), before tapering.
-fn side_score(pos: &Position, us: Color) -> S {
+/// The evaluation of one side's men (pawn structure apart), before tapering.
+fn side_score(pos: &Position, us: Color, passed: Bitboard) -> S {
     let them = !us;
     let occ = pos.occupied();
     let our_pawns = pos.pieces(us, PieceType::Pawn);
@@ -221,24 +221,14 @@ fn side_score(pos: &Position, us: Color) -> S {
         s += BISHOP_PAIR;
     }
 
-    // Pawn structure.
-    for sq in our_pawns {
-        let file = Bitboard::file(sq.file());
-        if (our_pawns & file).more_than_one() {
-            s += DOUBLED;
-        }
-        if (our_pawns & adjacent_files(sq.file())).is_empty() {
-            s += ISOLATED;
-        }
-        if (PASSED_SPAN[us.index()][sq.index()] & their_pawns).is_empty() {
-            let r = sq.relative_rank(us) as usize;
-            s += PASSED[r];
-            // In the endgame a passer is worth more the farther the enemy king is from its path.
-            let stop = Square::new(sq.file(), if us == Color::White { 7 } else { 0 });
-            let their_king = pos.king_square(them).distance(stop) as i32;
-            let our_king = pos.king_square(us).distance(stop) as i32;
-            s += S(0, (their_king - our_king) * r as i32 * 2);
-        }
+    // Passed pawns (found with the pawn structure) gain in the endgame the farther the enemy
+    // king is from their path, and the nearer their own.
+    for sq in passed & our_pawns {
+        let r = sq.relative_rank(us) as i32;
+        let stop = Square::new(sq.file(), if us == Color::White { 7 } else { 0 });
+        let their_king = pos.king_square(them).distance(stop) as i32;
+        let our_king = pos.king_square(us).distance(stop) as i32;
+        s += S(0, (their_king - our_king) * r * 2);
     }
 
     // King shelter: own pawns in front of the king in the middlegame.
@@ -258,6 +248,80 @@ fn side_score(pos: &Position, us: Color) -> S {
     };
     s += SHELTER_PAWN * (shield & front & our_pawns).count().min(3) as i32;
     s
+}
+
+/// Doubled, isolated and passed pawns of `us`: they depend on the pawns alone, so they are
+/// cached by pawn structure. Returns the score and the passed pawns.
+fn pawn_structure(our_pawns: Bitboard, their_pawns: Bitboard, us: Color) -> (S, Bitboard) {
+    let mut s = S(0, 0);
+    let mut passed = Bitboard::EMPTY;
+    for sq in our_pawns {
+        if (our_pawns & Bitboard::file(sq.file())).more_than_one() {
+            s += DOUBLED;
+        }
+        if (our_pawns & adjacent_files(sq.file())).is_empty() {
+            s += ISOLATED;
+        }
+        if (PASSED_SPAN[us.index()][sq.index()] & their_pawns).is_empty() {
+            s += PASSED[sq.relative_rank(us) as usize];
+            passed.set(sq);
+        }
+    }
+    (s, passed)
+}
+
+#[derive(Clone, Copy, Default)]
+struct PawnEntry {
+    key: u64,
+    /// White's pawn-structure score minus Black's.
+    score: S,
+    /// Passed pawns of both colours.
+    passed: Bitboard,
+}
+
+/// A per-thread cache of pawn-structure evaluations, keyed by the pawn Zobrist key.
+pub struct PawnCache {
+    entries: Vec<PawnEntry>,
+}
+
+const PAWN_CACHE_ENTRIES: usize = 1 << 14;
+
+impl Default for PawnCache {
+    fn default() -> Self {
+        PawnCache::new()
+    }
+}
+
+impl PawnCache {
+    pub fn new() -> PawnCache {
+        PawnCache {
+            entries: vec![PawnEntry::default(); PAWN_CACHE_ENTRIES],
+        }
+    }
+
+    fn probe(&mut self, pos: &Position) -> PawnEntry {
+        let key = pos.pawn_key();
+        let slot = &mut self.entries[key as usize & (PAWN_CACHE_ENTRIES - 1)];
+        // Key 0 is the empty pawn set, whose entry is the all-zero default: still correct.
+        if slot.key != key || key == 0 {
+            *slot = pawn_entry(pos);
+        }
+        *slot
+    }
+}
+
+fn pawn_entry(pos: &Position) -> PawnEntry {
+    let wp = pos.pieces(Color::White, PieceType::Pawn);
+    let bp = pos.pieces(Color::Black, PieceType::Pawn);
+    let (ws, wpassed) = pawn_structure(wp, bp, Color::White);
+    let (bs, bpassed) = pawn_structure(bp, wp, Color::Black);
+    let mut score = ws;
+    score -= bs;
+    PawnEntry {
+        key: pos.pawn_key(),
+        score,
+        passed: wpassed | bpassed,
+    }
 }
 
 fn phase(pos: &Position) -> i32 {
@@ -315,11 +379,18 @@ fn endgame_scale(pos: &Position, eg: i32) -> i32 {
 
 /// The static evaluation for the side to move, in centipawns.
 pub fn evaluate(pos: &Position) -> i32 {
-    let s = {
-        let mut s = side_score(pos, Color::White);
-        s -= side_score(pos, Color::Black);
-        s
-    };
+    blend(pos, pawn_entry(pos))
+}
+
+/// The same, with the pawn structure from (and into) a cache.
+pub fn evaluate_cached(pos: &Position, cache: &mut PawnCache) -> i32 {
+    blend(pos, cache.probe(pos))
+}
+
+fn blend(pos: &Position, pawns: PawnEntry) -> i32 {
+    let mut s = pawns.score;
+    s += side_score(pos, Color::White, pawns.passed);
+    s -= side_score(pos, Color::Black, pawns.passed);
     let p = phase(pos);
     let eg = s.1 * endgame_scale(pos, s.1) / 64;
     let v = (s.0 * p + eg * (PHASE_TOTAL - p)) / PHASE_TOTAL;
@@ -356,7 +427,28 @@ mod tests {
                     .filter(|t| (t.file() as i32 - sq.file() as i32).abs() <= 1)
                     .filter(|t| t.relative_rank(color) > sq.relative_rank(color))
                     .fold(Bitboard::EMPTY, |b, t| b | Bitboard::from_square(t));
-                assert_eq!(PASSED_SPAN[color.index()][sq.index()], expected, "{} {:?}", sq, color);
+                assert_eq!(
+                    PASSED_SPAN[color.index()][sq.index()],
+                    expected,
+                    "{} {:?}",
+                    sq,
+                    color
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cached_and_direct_evaluations_agree() {
+        let mut cache = PawnCache::new();
+        for fen in [
+            crate::chess::START_FEN,
+            "8/k7/3p4/p2P1p2/P2P1P2/8/8/K7 w - - 0 1",
+            "4k3/8/8/8/8/8/8/3QK3 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            for _ in 0..2 {
+                assert_eq!(evaluate_cached(&pos, &mut cache), evaluate(&pos), "{}", fen);
             }
         }
     }

@@ -10,7 +10,7 @@ use super::tt::Bound;
 use super::value::{is_mate_score, mate_in, mate_moves, mated_in, Value, DRAW, INFINITE, MAX_PLY};
 use crate::chess::movegen::MAX_MOVES;
 use crate::chess::{generate, Gen, Move, MoveList, PieceType, Position};
-use crate::eval::evaluate;
+use crate::eval::{evaluate_cached, PawnCache};
 use once_cell::sync::Lazy;
 use std::sync::atomic::Ordering;
 
@@ -54,6 +54,7 @@ struct PlyMoves {
 
 pub(crate) struct Worker<'a> {
     stack: Vec<PlyMoves>,
+    pawns: PawnCache,
     knowledge: Knowledge,
     shared: &'a Shared<'a>,
     pos: Position,
@@ -78,6 +79,7 @@ impl<'a> Worker<'a> {
         id: usize,
     ) -> Worker<'a> {
         Worker {
+            pawns: PawnCache::new(),
             knowledge: Knowledge::new(shared.blockage_detection),
             stack: (0..MAX_PLY + 2)
                 .map(|_| PlyMoves {
@@ -357,7 +359,11 @@ impl<'a> Worker<'a> {
             return DRAW;
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { evaluate(&self.pos) };
+            return if in_check {
+                DRAW
+            } else {
+                evaluate_cached(&self.pos, &mut self.pawns)
+            };
         }
         // Mate-distance pruning: no line from here can beat a shorter mate already found.
         alpha = alpha.max(mated_in(ply));
@@ -400,7 +406,7 @@ impl<'a> Worker<'a> {
         let eval = if in_check {
             -INFINITE
         } else {
-            tt.map_or_else(|| evaluate(&self.pos), |e| e.eval)
+            tt.map_or_else(|| evaluate_cached(&self.pos, &mut self.pawns), |e| e.eval)
         };
         self.evals[ply] = eval;
         let improving = !in_check && ply >= 2 && eval > self.evals[ply - 2];
@@ -592,7 +598,11 @@ impl<'a> Worker<'a> {
         self.seldepth = self.seldepth.max(ply);
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { evaluate(&self.pos) };
+            return if in_check {
+                DRAW
+            } else {
+                evaluate_cached(&self.pos, &mut self.pawns)
+            };
         }
         let (lo, hi) = match self.known_bounds(alpha, beta) {
             Ok(bounds) => bounds,
@@ -626,7 +636,7 @@ impl<'a> Worker<'a> {
         let eval = if in_check {
             -INFINITE
         } else {
-            let e = tt.map_or_else(|| evaluate(&self.pos), |e| e.eval);
+            let e = tt.map_or_else(|| evaluate_cached(&self.pos, &mut self.pawns), |e| e.eval);
             if e >= beta {
                 return e;
             }
