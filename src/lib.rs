@@ -4,3 +4,4 @@
 //! (search, evaluation, recognizers, tables) sit on top of it.
 
 pub mod chess;
+pub mod egtb;
