@@ -1358,8 +1358,8 @@ mod tests {
             a.count_ones() - ((a >> wk.0) & 1) as u32
         };
         assert_eq!([q(0), q(1), q(2), q(3), q(4)], [54, 58, 58, 57, 47]);
-        // Table 5: wQ numbers with bK c2 (wK not yet removed): d1 is 1, h8 is 54.
-        assert_eq!(t.number[0][bk.index()][3], 1);
+        // Table 5: wQ numbers with bK c2 (wK not yet removed): e1 is 1, h8 is 54.
+        assert_eq!(t.number[0][bk.index()][4], 1);
         assert_eq!(t.number[0][bk.index()][63], 54);
     }
 
