@@ -457,7 +457,7 @@ fn colex_unrank(mut r: u64, k: usize, out: &mut [u8; 8]) {
         // Largest c with C(c, i) <= r; c >= i - 1 since C(i - 1, i) = 0.
         let (mut lo, mut hi) = (i as u32 - 1, 63u32);
         while lo < hi {
-            let mid = (lo + hi + 1) / 2;
+            let mid = (lo + hi).div_ceil(2);
             if binom(mid, i as u32) <= r {
                 lo = mid;
             } else {
@@ -829,8 +829,7 @@ impl HalfIndex {
     fn ranges(&self, l: &Layout, ks: Square, kn: Square, d: &mut [u64; MAX_GROUPS]) -> u64 {
         let t = &**TABLES;
         let mut prod = 1u64;
-        for i in 0..l.n {
-            let g = &l.groups[i];
+        for (g, di) in l.groups[..l.n].iter().zip(d.iter_mut()) {
             // The kings as seen in this group's frame (a flipped layout may hold groups taken
             // the right way up).
             let (gks, gkn) = if g.flipped == l.flip_kk {
@@ -849,8 +848,8 @@ impl HalfIndex {
                 }
                 Numbering::Pawns { range } | Numbering::Free { range } => range as u32,
             };
-            d[i] = binom(q, g.count as u32);
-            prod *= d[i];
+            *di = binom(q, g.count as u32);
+            prod *= *di;
         }
         prod
     }
@@ -872,9 +871,7 @@ impl HalfIndex {
                     let a = t.avail[etype as usize][kn.index()];
                     n - (((a >> ks.0) & 1) as u8 & (ks.0 < s.0) as u8)
                 }
-                Numbering::PawnsOffKings => {
-                    x_number(s, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0))
-                }
+                Numbering::PawnsOffKings => x_number(s, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0)),
                 Numbering::Pawns { .. } => x_number(s, RANK_1 | excl),
                 Numbering::Free { .. } => x_number(s, (1u64 << ks.0) | (1u64 << kn.0) | excl),
             };
@@ -911,9 +908,7 @@ impl HalfIndex {
                     };
                     Square(t.square[e][kn.index()][x as usize])
                 }
-                Numbering::PawnsOffKings => {
-                    x_square(x, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0))
-                }
+                Numbering::PawnsOffKings => x_square(x, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0)),
                 Numbering::Pawns { .. } => x_square(x, RANK_1 | excl),
                 Numbering::Free { .. } => x_square(x, (1u64 << ks.0) | (1u64 << kn.0) | excl),
             };
@@ -944,9 +939,7 @@ impl HalfIndex {
         let mut coord = [0u64; MAX_GROUPS];
         for i in 0..l.n {
             let g = &l.groups[i];
-            let own = sym
-                .bitboard(pos.pieces[g.color.index()][g.kind.index()])
-                .0;
+            let own = sym.bitboard(pos.pieces[g.color.index()][g.kind.index()]).0;
             sq[i] = own;
             let excl = excl_squares(g.excl, &sq);
             coord[i] = if g.flipped {
@@ -987,9 +980,7 @@ impl HalfIndex {
         let mut coord = [0u64; MAX_GROUPS];
         for i in 0..l.n {
             let g = &l.groups[i];
-            let mut own = sym
-                .bitboard(pos.pieces[g.color.index()][g.kind.index()])
-                .0;
+            let mut own = sym.bitboard(pos.pieces[g.color.index()][g.kind.index()]).0;
             if g.kind == PieceType::Pawn {
                 own &= !((1u64 << capturer.0) | (1u64 << pushed.0));
             }
@@ -1227,7 +1218,9 @@ impl EndgameIndex {
     fn half(&self, half: Half) -> &HalfIndex {
         match &self.halves[half as usize] {
             Some(h) => h,
-            None => self.halves[Half::Btm as usize].as_ref().expect("btm always built"),
+            None => self.halves[Half::Btm as usize]
+                .as_ref()
+                .expect("btm always built"),
         }
     }
 
@@ -1330,7 +1323,9 @@ impl EndgameIndex {
         self.halves
             .iter()
             .flatten()
-            .map(|h| (h.kk_base.capacity() + h.ep_base.capacity()) * 8 + std::mem::size_of::<HalfIndex>())
+            .map(|h| {
+                (h.kk_base.capacity() + h.ep_base.capacity()) * 8 + std::mem::size_of::<HalfIndex>()
+            })
             .sum()
     }
 }
@@ -1356,7 +1351,10 @@ mod tests {
             *TABLES.kk_pawnless.list.last().unwrap(),
             (Square(27), Square::H8)
         );
-        assert_eq!(*TABLES.kk_pawns.list.last().unwrap(), (Square::D8, Square::H8));
+        assert_eq!(
+            *TABLES.kk_pawns.list.last().unwrap(),
+            (Square::D8, Square::H8)
+        );
     }
 
     #[test]
