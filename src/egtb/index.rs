@@ -1008,7 +1008,7 @@ impl HalfIndex {
             return self.decode_ep(idx - self.main_size);
         }
         let l = &self.main;
-        let kk = self.kk_base.partition_point(|&b| b <= idx) - 1;
+        let kk = find_block(&self.kk_base, idx);
         let (fks, fkn) = kk_placements(self.pawns).list[kk];
         // Blocks hold fewer than 2^32 entries (checked in `new`): 32-bit division is faster.
         let mut off = (idx - self.kk_base[kk]) as u32;
@@ -1057,7 +1057,7 @@ impl HalfIndex {
     fn decode_ep(&self, entry: u64) -> Option<TbPosition> {
         let l = self.ep.as_ref()?;
         let off = entry;
-        let kk = self.ep_base.partition_point(|&b| b <= off) - 1;
+        let kk = find_block(&self.ep_base, off);
         let (ks, kn) = kk_placements(true).list[kk];
         let mut off = off - self.ep_base[kk];
         let code = off % EP_CODES;
@@ -1106,6 +1106,23 @@ impl HalfIndex {
 fn KK_PAWNS_NUMBER(ks: Square, kn: Square) -> Option<u16> {
     let n = TABLES.kk_pawns.number[ks.index()][kn.index()];
     (n != u16::MAX).then_some(n)
+}
+
+/// The block holding `idx`, given block starts `base` (ascending, last entry = total > idx).
+/// KK blocks are of similar sizes, so a proportional guess is within a step or two: cheaper
+/// than a binary search with its unpredictable branches.
+#[inline(always)]
+fn find_block(base: &[u64], idx: u64) -> usize {
+    let blocks = base.len() - 1;
+    let total = base[blocks];
+    let mut b = ((idx as u128 * blocks as u128) / total as u128) as usize;
+    while base[b] > idx {
+        b -= 1;
+    }
+    while base[b + 1] <= idx {
+        b += 1;
+    }
+    b
 }
 
 #[inline(always)]
