@@ -1115,7 +1115,8 @@ fn KK_PAWNS_NUMBER(ks: Square, kn: Square) -> Option<u16> {
 fn find_block(base: &[u64], idx: u64) -> usize {
     let blocks = base.len() - 1;
     let total = base[blocks];
-    let mut b = ((idx as u128 * blocks as u128) / total as u128) as usize;
+    // idx < 2^48 and blocks < 2^11 for up to 7 men, so the product fits in u64.
+    let mut b = (idx * blocks as u64 / total) as usize;
     while base[b] > idx {
         b -= 1;
     }
