@@ -64,12 +64,11 @@ fn place(
     } else {
         0
     };
-    for s in start..64 {
+    let occupied = pos.occupied();
+    let (lo, hi) = if t == PieceType::Pawn { (8, 56) } else { (0, 64) };
+    for s in start.max(lo)..hi {
         let sq = Square(s);
-        if pos.occupied().contains(sq) {
-            continue;
-        }
-        if t == PieceType::Pawn && (sq.rank() == 0 || sq.rank() == 7) {
+        if occupied.contains(sq) {
             continue;
         }
         pos.put(c, t, sq);
