@@ -967,7 +967,7 @@ impl HalfIndex {
         let sym = normalising_symmetry(true, pos.king(stm), pos.king(!stm));
         let ks = sym.square(pos.king(stm));
         let kn = sym.square(pos.king(!stm));
-        let kk = KK_PAWNS_NUMBER(ks, kn)?;
+        let kk = kk_pawns_number(ks, kn)?;
         let ep = sym.square(e.ep);
         // The lower-numbered capturer (after the symmetry) stands for the position.
         let capturer = sym.bitboard(Bitboard(e.capturers)).lsb();
@@ -1101,9 +1101,8 @@ impl HalfIndex {
     }
 }
 
-#[allow(non_snake_case)]
 #[inline(always)]
-fn KK_PAWNS_NUMBER(ks: Square, kn: Square) -> Option<u16> {
+fn kk_pawns_number(ks: Square, kn: Square) -> Option<u16> {
     let n = TABLES.kk_pawns.number[ks.index()][kn.index()];
     (n != u16::MAX).then_some(n)
 }

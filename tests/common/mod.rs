@@ -161,7 +161,10 @@ pub fn same_up_to_symmetry(p: &TbPosition, d: &TbPosition, pawns: bool, symmetri
                 return false;
             }
             // Compare the kings first: most symmetries fail there, cheaply.
-            (s.square(c.king(Color::White)), s.square(c.king(Color::Black))) == dk
+            (
+                s.square(c.king(Color::White)),
+                s.square(c.king(Color::Black)),
+            ) == dk
                 && c.stm == d.stm
                 && c.ep.map(|e| s.square(e)) == d.ep
                 && (0..2).all(|col| {
