@@ -31,25 +31,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Tbinfo { endgame, dir, json }) => {
-            match fortress::egtb::info::tbinfo(&endgame, &dir) {
-                Ok(report) => {
-                    if json {
-                        println!("{}", fortress::egtb::info::to_json(&report));
-                    } else {
-                        print!("{}", fortress::egtb::info::to_text(&report));
-                    }
-                    // A file that exists but was refused is an error for scripts too.
-                    if report.files_ok() {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::from(2)
-                    }
-                }
-                Err(e) => {
-                    eprintln!("tbinfo: {e}");
-                    ExitCode::from(1)
-                }
-            }
+            fortress::egtb::info::run(&endgame, &dir, json)
         }
         None => ExitCode::SUCCESS,
     }

@@ -296,3 +296,27 @@ pub fn to_text(r: &Report) -> String {
     }
     o
 }
+
+/// The whole `engine tbinfo` command: prints the report (text or JSON) and returns the exit
+/// status: 0, 1 for a bad endgame name, 2 if a table file is present but refused.
+pub fn run(endgame: &str, dir: &Path, json: bool) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    match tbinfo(endgame, dir) {
+        Ok(report) => {
+            if json {
+                println!("{}", to_json(&report));
+            } else {
+                print!("{}", to_text(&report));
+            }
+            if report.files_ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            }
+        }
+        Err(e) => {
+            eprintln!("tbinfo: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
