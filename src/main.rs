@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 use fortress::chess::perft::perft_divide;
 use fortress::chess::Position;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -32,6 +33,17 @@ enum Command {
         #[arg(default_value_t = fortress::bench::DEFAULT_DEPTH)]
         depth: u32,
     },
+    /// Index sizes and broken entries of an endgame's two halves, and what its table files hold.
+    Tbinfo {
+        /// Endgame name, e.g. KQKR (either colouring).
+        endgame: String,
+        /// Directory of the table files.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -44,6 +56,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth }) => run_bench(depth),
+        Some(Command::Tbinfo { endgame, dir, json }) => fortress::egtb::info::run(&endgame, &dir, json),
     }
 }
 
