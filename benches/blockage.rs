@@ -5,7 +5,9 @@
 //!
 //! The positions are the engine's own: random openings from the start position, stripped to
 //! kings and pawns, then played on by the engine itself for a few moves.
-//! Run: `cargo bench --bench blockage` (env BLOCKAGE_DEPTH, default 12; BLOCKAGE_POSITIONS, default 240).
+//! Run: `cargo bench --bench blockage` (env BLOCKAGE_DEPTH, default 12; BLOCKAGE_POSITIONS, default
+//! 240; BLOCKAGE_MODES, default `off,on,off,on`: a noisy machine is better measured by counting
+//! instructions of one mode at a time under `valgrind --tool=callgrind`).
 
 use fortress::chess::{legal_moves, Color, PieceType, Position};
 use fortress::recognize::{blockage, Men};
@@ -133,7 +135,8 @@ fn main() {
         roots_blocked
     );
     let threads = 1;
-    for on in [false, true, false, true] {
+    let modes = std::env::var("BLOCKAGE_MODES").unwrap_or_else(|_| "off,on,off,on".into());
+    for on in modes.split(',').map(|m| m.trim() == "on") {
         let mut engine = Engine::new(16);
         engine.blockage_detection = on;
         let (mut nodes, mut zero) = (0u64, 0usize);

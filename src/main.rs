@@ -56,7 +56,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth }) => run_bench(depth),
-        Some(Command::Tbinfo { endgame, dir, json }) => fortress::egtb::info::run(&endgame, &dir, json),
+        Some(Command::Tbinfo { endgame, dir, json }) => {
+            fortress::egtb::info::run(&endgame, &dir, json)
+        }
     }
 }
 

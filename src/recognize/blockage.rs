@@ -34,6 +34,16 @@ fn pawn_attacks_of(color: Color, pawns: u64) -> u64 {
     }
 }
 
+/// Whether `squares` has at least one square on each of the eight files.
+#[inline(always)]
+fn spans_all_files(squares: u64) -> bool {
+    let mut x = squares;
+    x |= x >> 32;
+    x |= x >> 16;
+    x |= x >> 8;
+    x & 0xFF == 0xFF
+}
+
 #[inline(always)]
 fn bit(sq: u8) -> u64 {
     1u64 << sq
@@ -430,6 +440,15 @@ impl BlockageTable {
     /// can. One hash probe.
     pub fn bound(&mut self, men: &Men) -> Option<Bound> {
         if !applies(men) {
+            return None;
+        }
+        let wp = men.get(Color::White, PieceType::Pawn).0;
+        let bp = men.get(Color::Black, PieceType::Pawn).0;
+        // A fence crosses every file on marked squares (own pawns, squares the enemy's pawns
+        // attack); when neither side's marks reach all eight files there is none to look up.
+        if !spans_all_files(wp | pawn_attacks_of(Color::Black, bp))
+            && !spans_all_files(bp | pawn_attacks_of(Color::White, wp))
+        {
             return None;
         }
         let verdicts = self.verdicts(men);

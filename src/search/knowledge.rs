@@ -3,7 +3,7 @@
 //! Tabibi, Felner and Netanyahu). This is also where endgame tables answer, once present.
 
 use super::value::{Value, DRAW};
-use crate::chess::Position;
+use crate::chess::{Color, PieceType, Position};
 use crate::recognize::{self, BlockageTable, Bound, Men, Outcome};
 
 /// What is known about a node without searching it, for the side to move.
@@ -38,7 +38,17 @@ impl Knowledge {
             return Verdict::Exact(DRAW);
         }
         let men = Men::from(pos);
-        let material = recognize::recognize(&men);
+        // The material recognizers need a bare king, or no pawns and no heavy piece; skip the
+        // call everywhere else (most nodes).
+        let bare = |c: Color| pos.color_bb(c) == pos.pieces(c, PieceType::King);
+        let heavy_or_pawns = pos.kind_bb(PieceType::Pawn)
+            | pos.kind_bb(PieceType::Rook)
+            | pos.kind_bb(PieceType::Queen);
+        let material = if bare(Color::White) || bare(Color::Black) || heavy_or_pawns.is_empty() {
+            recognize::recognize(&men)
+        } else {
+            None
+        };
         let blockage = if self.use_blockage && men.is_pawn_ending() {
             self.blockage.bound(&men)
         } else {
