@@ -1,7 +1,11 @@
 //! Fortress: a UCI chess engine whose endgame knowledge is its own.
 //!
 //! `chess` is the rules and depends on nothing else of ours; the engine's opinions
-//! (search, evaluation, recognizers, tables) sit on top of it.
+//! (search, evaluation, recognizers, tables) sit on top of it, and `uci` on top of the search.
 
+pub mod bench;
 pub mod chess;
 pub mod egtb;
+pub mod eval;
+pub mod search;
+pub mod uci;

@@ -1,1 +1,90 @@
-fn main() {}
+//! The `engine` binary: with no argument it speaks UCI on standard input and output; the
+//! subcommands are tools (perft, bench, tables).
+
+use clap::{Parser, Subcommand};
+use fortress::chess::perft::perft_divide;
+use fortress::chess::Position;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "engine",
+    version,
+    about = "Fortress: a UCI chess engine with its own endgame tables"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaf nodes of the legal move tree, per root move.
+    Perft {
+        depth: u32,
+        /// The position (default: the start position).
+        fen: Vec<String>,
+    },
+    /// Search every position of bench.epd to a fixed depth; print nodes and speed.
+    Bench {
+        /// Search depth in plies.
+        #[arg(default_value_t = fortress::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => {
+            let stdin = std::io::stdin();
+            fortress::uci::session::run(stdin.lock(), Box::new(std::io::stdout()));
+            ExitCode::SUCCESS
+        }
+        Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
+        Some(Command::Bench { depth }) => run_bench(depth),
+    }
+}
+
+fn run_perft(depth: u32, fen: &str) -> ExitCode {
+    let mut pos = if fen.trim().is_empty() {
+        Position::startpos()
+    } else {
+        match Position::from_fen(fen) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {}", e);
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let start = Instant::now();
+    let mut total = 0;
+    for (m, n) in perft_divide(&mut pos, depth) {
+        println!("{}: {}", m, n);
+        total += n;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!();
+    println!("Nodes searched: {}", total);
+    println!("Time (ms)     : {}", (secs * 1000.0) as u64);
+    println!("Nodes/second  : {}", (total as f64 / secs.max(1e-9)) as u64);
+    ExitCode::SUCCESS
+}
+
+fn run_bench(depth: u32) -> ExitCode {
+    let total = fortress::bench::positions().len();
+    let result = fortress::bench::run(depth, &mut |i, fen, nodes| {
+        eprintln!("Position: {}/{} ({}): {} nodes", i, total, fen, nodes);
+    });
+    eprintln!();
+    eprintln!("===========================");
+    println!("Total time (ms) : {}", result.millis);
+    println!("Nodes searched  : {}", result.nodes);
+    println!(
+        "Nodes/second    : {}",
+        result.nodes * 1000 / result.millis.max(1)
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,326 @@
+//! The engine's search driver: limits, Lazy SMP threads sharing the transposition table,
+//! iterative deepening with aspiration windows and MultiPV at the root, and the reports the
+//! UCI layer turns into `info` lines.
+
+use super::time::{budget, Budget, Clock};
+use super::tt::{Bound, TranspositionTable};
+use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
+use super::worker::{RootMove, Worker};
+use crate::chess::{legal_moves, Color, Move, Position};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What `go` asked for. Times are in milliseconds.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: u64,
+    pub binc: u64,
+    pub movestogo: Option<u32>,
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub mate: Option<u32>,
+    pub movetime: Option<u64>,
+    pub infinite: bool,
+    pub ponder: bool,
+    /// Restrict the root to these moves (empty: all).
+    pub searchmoves: Vec<Move>,
+}
+
+/// One line of search output: a finished (or failed-high/low) principal variation.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub depth: u32,
+    pub seldepth: u32,
+    pub multipv: u32,
+    /// Centipawns, or mate in moves (negative: mated).
+    pub score: Score,
+    pub bound: Bound,
+    pub nodes: u64,
+    pub nps: u64,
+    pub hashfull: u32,
+    pub tbhits: u64,
+    pub time_ms: u64,
+    pub pv: Vec<Move>,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    Cp(i32),
+    Mate(i32),
+}
+
+impl Score {
+    pub fn from_value(v: Value) -> Score {
+        if is_mate_score(v) {
+            Score::Mate(mate_moves(v))
+        } else {
+            Score::Cp(v)
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// `None` only when the side to move has no legal move (mate or stalemate).
+    pub best: Option<Move>,
+    pub ponder: Option<Move>,
+    pub score: Value,
+    pub depth: u32,
+    pub nodes: u64,
+}
+
+/// Signals from the GUI to a running search.
+pub struct Control {
+    stop: AtomicBool,
+    pondering: AtomicBool,
+    /// Microseconds from the search start at which the clock started for us (the ponderhit).
+    clock_start_us: AtomicU64,
+    start: Instant,
+}
+
+impl Control {
+    pub fn new(pondering: bool) -> Control {
+        Control {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            clock_start_us: AtomicU64::new(0),
+            start: Instant::now(),
+        }
+    }
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+    pub fn ponderhit(&self) {
+        let us = self.start.elapsed().as_micros() as u64;
+        self.clock_start_us.store(us, Ordering::SeqCst);
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+    #[inline]
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+    pub(crate) fn pondering(&self) -> bool {
+        self.pondering.load(Ordering::SeqCst)
+    }
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+    /// Time spent since our clock started running (the ponderhit, or the start).
+    pub(crate) fn clock_elapsed(&self) -> Duration {
+        let from = Duration::from_micros(self.clock_start_us.load(Ordering::SeqCst));
+        self.start.elapsed().saturating_sub(from)
+    }
+}
+
+/// What all threads of one search share.
+pub(crate) struct Shared<'a> {
+    pub tt: &'a TranspositionTable,
+    pub control: &'a Control,
+    pub budget: Option<Budget>,
+    pub node_limit: Option<u64>,
+    pub nodes: AtomicU64,
+    pub tbhits: AtomicU64,
+    pub threads: usize,
+}
+
+impl Shared<'_> {
+    /// Called by the main thread every few thousand nodes: stops on time or nodes.
+    pub fn check_limits(&self, main_nodes_unflushed: u64) {
+        if let Some(limit) = self.node_limit {
+            if self.nodes.load(Ordering::Relaxed) + main_nodes_unflushed >= limit {
+                self.control.stop();
+            }
+        }
+        if let Some(b) = self.budget {
+            if !self.control.pondering() && self.control.clock_elapsed() >= b.hard {
+                self.control.stop();
+            }
+        }
+    }
+}
+
+pub struct Engine {
+    tt: Arc<TranspositionTable>,
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead_ms: u64,
+}
+
+impl Engine {
+    pub fn new(hash_mb: usize) -> Engine {
+        Engine {
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            threads: 1,
+            multipv: 1,
+            move_overhead_ms: 10,
+        }
+    }
+
+    pub fn set_hash(&mut self, megabytes: usize) {
+        self.tt = Arc::new(TranspositionTable::new(megabytes));
+    }
+
+    pub fn clear_hash(&self) {
+        self.tt.clear();
+    }
+
+    /// Searches `pos` (whose undo stack holds the game's moves since the last zeroing move, for
+    /// repetitions) under `limits`, calling `report` for each completed line.
+    pub fn search(
+        &self,
+        pos: &Position,
+        limits: &Limits,
+        control: &Control,
+        report: &mut dyn FnMut(&Report),
+    ) -> SearchResult {
+        self.tt.new_search();
+        let us = pos.side_to_move();
+        let clock = Clock {
+            time: if us == Color::White {
+                limits.wtime
+            } else {
+                limits.btime
+            },
+            increment: if us == Color::White {
+                limits.winc
+            } else {
+                limits.binc
+            },
+            moves_to_go: limits.movestogo,
+            move_time: limits.movetime,
+        };
+        let time_budget = if limits.infinite {
+            None
+        } else {
+            budget(&clock, self.move_overhead_ms)
+        };
+        let shared = Shared {
+            tt: &self.tt,
+            control,
+            budget: time_budget,
+            node_limit: limits.nodes,
+            nodes: AtomicU64::new(0),
+            tbhits: AtomicU64::new(0),
+            threads: self.threads.max(1),
+        };
+
+        let mut root_moves: Vec<RootMove> = legal_moves(pos)
+            .iter()
+            .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+            .map(RootMove::new)
+            .collect();
+        if root_moves.is_empty() {
+            // `searchmoves` named no legal move: fall back to every legal move.
+            root_moves = legal_moves(pos).iter().map(RootMove::new).collect();
+        }
+        if root_moves.is_empty() {
+            self.wait_while_infinite(limits, control);
+            let score = if pos.in_check() {
+                -super::value::MATE
+            } else {
+                0
+            };
+            return SearchResult {
+                best: None,
+                ponder: None,
+                score,
+                depth: 0,
+                nodes: 0,
+            };
+        }
+
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 1)
+            .clamp(1, MAX_PLY as u32 - 1);
+        let multipv = self.multipv.clamp(1, root_moves.len());
+        let (main_result, _) = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (1..shared.threads)
+                .map(|id| {
+                    let shared = &shared;
+                    let root_moves = root_moves.clone();
+                    let pos = pos.clone();
+                    std::thread::Builder::new()
+                        .stack_size(8 << 20)
+                        .spawn_scoped(scope, move || {
+                            let mut w = Worker::new(shared, pos, root_moves, id);
+                            w.iterate(max_depth, 1, None, &mut |_| {});
+                            w.flush_nodes();
+                        })
+                        .expect("spawning a search thread")
+                })
+                .collect();
+            let mut main = Worker::new(&shared, pos.clone(), root_moves, 0);
+            let result = main.iterate(max_depth, multipv, limits.mate, report);
+            // Pondering or infinite: the answer waits for the GUI's word.
+            self.wait_while_infinite(limits, control);
+            control.stop();
+            main.flush_nodes();
+            for h in helpers {
+                let _ = h.join();
+            }
+            (result, ())
+        });
+        let (best, pv, score, depth) = main_result;
+        let ponder = pv
+            .get(1)
+            .copied()
+            .or_else(|| self.ponder_from_tt(pos, best));
+        SearchResult {
+            best: Some(best),
+            ponder,
+            score,
+            depth,
+            nodes: shared.nodes.load(Ordering::Relaxed),
+        }
+    }
+
+    fn wait_while_infinite(&self, limits: &Limits, control: &Control) {
+        while (limits.infinite || control.pondering()) && !control.stopped() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// A reply to expect after `best`, from the table, when the PV is too short to give one.
+    fn ponder_from_tt(&self, pos: &Position, best: Move) -> Option<Move> {
+        let mut p = pos.clone();
+        p.make_move(best);
+        let e = self.tt.probe(p.key(), 0)?;
+        legal_moves(&p).iter().find(|&m| m == e.mv)
+    }
+}
+
+/// Builds the report of one PV line.
+pub(crate) fn make_report(
+    shared: &Shared,
+    rm: &RootMove,
+    depth: u32,
+    seldepth: u32,
+    multipv: u32,
+    bound: Bound,
+) -> Report {
+    let elapsed = shared.control.elapsed();
+    let nodes = shared.nodes.load(Ordering::Relaxed);
+    let ms = elapsed.as_millis() as u64;
+    let value = if rm.score == -INFINITE {
+        rm.previous_score
+    } else {
+        rm.score
+    };
+    Report {
+        depth,
+        seldepth,
+        multipv,
+        score: Score::from_value(value.clamp(-MATE_BOUND * 2, MATE_BOUND * 2)),
+        bound,
+        nodes,
+        nps: (nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64,
+        hashfull: shared.tt.hashfull(),
+        tbhits: shared.tbhits.load(Ordering::Relaxed),
+        time_ms: ms,
+        pv: rm.pv.clone(),
+    }
+}

@@ -1,0 +1,641 @@
+//! One search thread: the root loop with aspiration windows and MultiPV, the principal variation
+//! search with its pruning and reductions, and quiescence. The main thread (id 0) also keeps the
+//! clock and reports; helper threads of Lazy SMP search the same root and share only the table.
+
+use super::knowledge::{self, Knowledge};
+use super::ordering::{is_quiet, pick, score_moves, History};
+use super::see::see_ge;
+use super::thread::{make_report, Report, Shared};
+use super::tt::Bound;
+use super::value::{is_mate_score, mate_in, mate_moves, mated_in, Value, DRAW, INFINITE, MAX_PLY};
+use crate::chess::{generate, Gen, Move, MoveList, PieceType, Position};
+use crate::eval::evaluate;
+use once_cell::sync::Lazy;
+use std::sync::atomic::Ordering;
+
+#[derive(Clone, Debug)]
+pub(crate) struct RootMove {
+    pub mv: Move,
+    pub score: Value,
+    pub previous_score: Value,
+    pub pv: Vec<Move>,
+    pub seldepth: usize,
+}
+
+impl RootMove {
+    pub fn new(mv: Move) -> RootMove {
+        RootMove {
+            mv,
+            score: -INFINITE,
+            previous_score: -INFINITE,
+            pv: vec![mv],
+            seldepth: 0,
+        }
+    }
+}
+
+/// Late-move reductions by depth and move number: grow with the log of both.
+static LMR: Lazy<[[i32; 64]; 64]> = Lazy::new(|| {
+    let mut t = [[0; 64]; 64];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+        }
+    }
+    t
+});
+
+pub(crate) struct Worker<'a> {
+    shared: &'a Shared<'a>,
+    pos: Position,
+    id: usize,
+    root_moves: Vec<RootMove>,
+    unflushed: u64,
+    seldepth: usize,
+    stop: bool,
+    history: History,
+    killers: [[Move; 2]; MAX_PLY + 2],
+    evals: [Value; MAX_PLY + 2],
+    pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    root_depth: i32,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(
+        shared: &'a Shared<'a>,
+        pos: Position,
+        root_moves: Vec<RootMove>,
+        id: usize,
+    ) -> Worker<'a> {
+        Worker {
+            shared,
+            pos,
+            id,
+            root_moves,
+            unflushed: 0,
+            seldepth: 0,
+            stop: false,
+            history: History::new(),
+            killers: [[Move::NONE; 2]; MAX_PLY + 2],
+            evals: [0; MAX_PLY + 2],
+            pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv_len: [0; MAX_PLY + 1],
+            root_depth: 0,
+        }
+    }
+
+    pub fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.unflushed, Ordering::Relaxed);
+        self.unflushed = 0;
+    }
+
+    #[inline(always)]
+    fn count_node(&mut self) {
+        self.unflushed += 1;
+        if self.unflushed >= 1024 {
+            self.flush_nodes();
+            if self.id == 0 {
+                self.shared.check_limits(0);
+            }
+            self.stop = self.shared.control.stopped();
+        }
+    }
+
+    /// Iterative deepening. Returns the best move, its PV, its score and the last full depth.
+    pub fn iterate(
+        &mut self,
+        max_depth: u32,
+        multipv: usize,
+        mate_limit: Option<u32>,
+        report: &mut dyn FnMut(&Report),
+    ) -> (Move, Vec<Move>, Value, u32) {
+        let main = self.id == 0;
+        let mut completed = 0u32;
+        let mut best_changes = 0.0f64;
+        let mut last_best = self.root_moves[0].mv;
+        let mut last_score = 0;
+        let mut stable_iterations = 0;
+        // Helpers of Lazy SMP start one ply deeper on odd ids, to spread the threads over depths.
+        let first = 1 + (self.id as u32 & 1);
+        for depth in first..=max_depth.max(first) {
+            if depth > max_depth && depth > 1 {
+                break;
+            }
+            for rm in self.root_moves.iter_mut() {
+                rm.previous_score = rm.score;
+            }
+            for pv_idx in 0..multipv {
+                self.seldepth = 0;
+                let prev = self.root_moves[pv_idx].previous_score;
+                let mut delta = 18;
+                let (mut alpha, mut beta) = if depth >= 4 && prev.abs() < 20_000 {
+                    ((prev - delta).max(-INFINITE), (prev + delta).min(INFINITE))
+                } else {
+                    (-INFINITE, INFINITE)
+                };
+                loop {
+                    let score = self.search_root(depth as i32, alpha, beta, pv_idx);
+                    self.root_moves[pv_idx..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                    if self.stop {
+                        break;
+                    }
+                    if score <= alpha {
+                        beta = (alpha + beta) / 2;
+                        alpha = (score - delta).max(-INFINITE);
+                        if main && self.shared.control.elapsed().as_millis() > 2000 {
+                            self.report_line(pv_idx, depth, Bound::Upper, report);
+                        }
+                    } else if score >= beta {
+                        beta = (score + delta).min(INFINITE);
+                        if main && self.shared.control.elapsed().as_millis() > 2000 {
+                            self.report_line(pv_idx, depth, Bound::Lower, report);
+                        }
+                    } else {
+                        break;
+                    }
+                    delta += delta / 2 + 5;
+                }
+                self.root_moves[..=pv_idx].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+                if self.stop {
+                    break;
+                }
+            }
+            if self.stop {
+                break;
+            }
+            completed = depth;
+            if main {
+                self.flush_nodes();
+                for i in 0..multipv {
+                    self.report_line(i, depth, Bound::Exact, report);
+                }
+            }
+            let best = self.root_moves[0].mv;
+            let score = self.root_moves[0].score;
+            if best != last_best {
+                best_changes += 1.0;
+                stable_iterations = 0;
+            } else {
+                stable_iterations += 1;
+            }
+            best_changes *= 0.5;
+            if let Some(n) = mate_limit {
+                if is_mate_score(score) && score > 0 && mate_moves(score) <= n as i32 {
+                    break;
+                }
+            }
+            if main {
+                if let Some(b) = self.shared.budget {
+                    // More time when the best move keeps changing or the score drops; less when
+                    // one move has stood out for several iterations.
+                    let mut scale = 1.0 + best_changes;
+                    if score < last_score - 30 {
+                        scale *= 1.25;
+                    }
+                    if stable_iterations >= 4 {
+                        scale *= 0.7;
+                    }
+                    let soft = b.soft.as_secs_f64() * scale;
+                    let elapsed = self.shared.control.clock_elapsed().as_secs_f64();
+                    if !self.shared.control.pondering() && elapsed >= soft.min(b.hard.as_secs_f64())
+                    {
+                        break;
+                    }
+                }
+            }
+            last_best = best;
+            last_score = score;
+        }
+        let rm = &self.root_moves[0];
+        let score = if rm.score == -INFINITE {
+            rm.previous_score
+        } else {
+            rm.score
+        };
+        (rm.mv, rm.pv.clone(), score, completed)
+    }
+
+    fn report_line(&mut self, i: usize, depth: u32, bound: Bound, report: &mut dyn FnMut(&Report)) {
+        self.flush_nodes();
+        let rm = &self.root_moves[i];
+        if rm.score == -INFINITE && depth > 1 && rm.previous_score == -INFINITE {
+            return;
+        }
+        let r = make_report(
+            self.shared,
+            rm,
+            depth,
+            rm.seldepth as u32,
+            i as u32 + 1,
+            bound,
+        );
+        report(&r);
+    }
+
+    fn search_root(&mut self, depth: i32, mut alpha: Value, beta: Value, pv_idx: usize) -> Value {
+        self.root_depth = depth;
+        let mut best = -INFINITE;
+        for i in pv_idx..self.root_moves.len() {
+            let m = self.root_moves[i].mv;
+            self.pos.make_move(m);
+            let new_depth = depth - 1 + self.pos.in_check() as i32;
+            let mut score;
+            if i == pv_idx {
+                score = -self.search::<true>(-beta, -alpha, new_depth, 1);
+            } else {
+                score = -self.search::<false>(-alpha - 1, -alpha, new_depth, 1);
+                if score > alpha && score < beta && !self.stop {
+                    score = -self.search::<true>(-beta, -alpha, new_depth, 1);
+                }
+            }
+            self.pos.unmake_move();
+            if self.stop {
+                break;
+            }
+            let rm = &mut self.root_moves[i];
+            if i == pv_idx || score > alpha {
+                rm.score = score;
+                rm.seldepth = self.seldepth;
+                rm.pv.clear();
+                rm.pv.push(m);
+                rm.pv.extend_from_slice(&self.pv[1][1..self.pv_len[1]]);
+            } else {
+                rm.score = -INFINITE;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv[ply][ply] = m;
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv[ply][i] = self.pv[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    fn has_non_pawn_material(&self) -> bool {
+        let us = self.pos.side_to_move();
+        (self.pos.color_bb(us)
+            & !self.pos.kind_bb(PieceType::Pawn)
+            & !self.pos.kind_bb(PieceType::King))
+        .any()
+    }
+
+    fn search<const PV: bool>(
+        &mut self,
+        mut alpha: Value,
+        mut beta: Value,
+        mut depth: i32,
+        ply: usize,
+    ) -> Value {
+        self.pv_len[ply] = ply;
+        if depth <= 0 {
+            return self.qsearch::<PV>(alpha, beta, ply);
+        }
+        self.count_node();
+        if self.stop {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = self.pos.in_check();
+
+        // Draws by rule; a repetition inside the game or the search counts as a draw.
+        if self.pos.repeats_within(usize::MAX) {
+            return DRAW;
+        }
+        if self.pos.halfmove_clock() >= 100 && (!in_check || has_legal_move(&self.pos)) {
+            return DRAW;
+        }
+        if ply >= MAX_PLY - 1 {
+            return if in_check { DRAW } else { evaluate(&self.pos) };
+        }
+        // Mate-distance pruning: no line from here can beat a shorter mate already found.
+        alpha = alpha.max(mated_in(ply));
+        beta = beta.min(mate_in(ply + 1));
+        if alpha >= beta {
+            return alpha;
+        }
+        if let Knowledge::Exact(v) = knowledge::probe(&self.pos) {
+            return v;
+        }
+
+        let key = self.pos.key();
+        let tt = self.shared.tt.probe(key, ply);
+        let tt_move = tt.map_or(Move::NONE, |e| e.mv);
+        if let Some(e) = tt {
+            if !PV
+                && e.depth >= depth
+                && match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.value >= beta,
+                    Bound::Upper => e.value <= alpha,
+                }
+            {
+                return e.value;
+            }
+        }
+
+        let eval = if in_check {
+            -INFINITE
+        } else {
+            tt.map_or_else(|| evaluate(&self.pos), |e| e.eval)
+        };
+        self.evals[ply] = eval;
+        let improving = !in_check && ply >= 2 && eval > self.evals[ply - 2];
+
+        if !PV && !in_check {
+            // Reverse futility: far above beta at low depth, a quiet move will not lose it all.
+            if depth <= 6
+                && eval - 85 * depth + 40 * improving as i32 >= beta
+                && !is_mate_score(beta)
+            {
+                return eval;
+            }
+            // Null move, never without pieces: in pawn endings zugzwang is the rule.
+            if depth >= 3
+                && eval >= beta
+                && self.has_non_pawn_material()
+                && self.pos.last_move().is_some()
+            {
+                let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
+                self.pos.make_null();
+                let v = -self.search::<false>(-beta, -beta + 1, depth - r, ply + 1);
+                self.pos.unmake_null();
+                if self.stop {
+                    return 0;
+                }
+                if v >= beta {
+                    return if is_mate_score(v) { beta } else { v };
+                }
+            }
+        }
+        // Without a hash move at a deep node, search a little shallower (internal reduction).
+        if depth >= 5 && tt_move.is_none() {
+            depth -= 1;
+        }
+
+        let mut list = MoveList::new();
+        generate(&self.pos, Gen::All, &mut list);
+        if list.is_empty() {
+            return if in_check { mated_in(ply) } else { DRAW };
+        }
+        let mut scores = [0i32; crate::chess::movegen::MAX_MOVES];
+        let counter = self.counter_move();
+        score_moves(
+            &self.pos,
+            &list,
+            &mut scores,
+            tt_move,
+            self.killers[ply],
+            counter,
+            &self.history,
+        );
+
+        let original_alpha = alpha;
+        let mut best_score = -INFINITE;
+        let mut best_move = Move::NONE;
+        let mut quiets_tried = [Move::NONE; 64];
+        let mut quiet_count = 0usize;
+        let mut searched = 0usize;
+        let side = self.pos.side_to_move().index();
+
+        for i in 0..list.len() {
+            let (m, _) = pick(&mut list, &mut scores, i);
+            let quiet = is_quiet(&self.pos, m);
+            if best_score > -super::value::MATE_BOUND && !in_check {
+                if quiet {
+                    let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
+                    if !PV && depth <= 6 && quiet_count >= lmp_limit {
+                        continue;
+                    }
+                    if !PV && depth <= 4 && eval + 100 + 90 * depth <= alpha {
+                        continue;
+                    }
+                } else if depth <= 6 && !see_ge(&self.pos, m, -70 * depth) {
+                    continue;
+                }
+            }
+            self.pos.make_move(m);
+            let gives_check = self.pos.in_check();
+            // Check extension, bounded so that perpetual checks cannot blow up the tree.
+            let extension = (gives_check && (ply as i32) < 2 * self.root_depth) as i32;
+            let new_depth = depth - 1 + extension;
+            let mut score;
+            if searched == 0 {
+                score = -self.search::<PV>(-beta, -alpha, new_depth, ply + 1);
+            } else {
+                let mut r = 0;
+                if depth >= 3 && searched > PV as usize && (quiet || scores[i] < 0) {
+                    r = LMR[depth.min(63) as usize][searched.min(63)];
+                    r += !PV as i32;
+                    r -= improving as i32;
+                    r -= gives_check as i32;
+                    if quiet {
+                        r -= self.history.butterfly[side][m.from().index()][m.to().index()] / 6000;
+                    }
+                    r = r.clamp(0, new_depth - 1);
+                }
+                score = -self.search::<false>(-alpha - 1, -alpha, new_depth - r, ply + 1);
+                if score > alpha && r > 0 {
+                    score = -self.search::<false>(-alpha - 1, -alpha, new_depth, ply + 1);
+                }
+                if PV && score > alpha && score < beta {
+                    score = -self.search::<true>(-beta, -alpha, new_depth, ply + 1);
+                }
+            }
+            self.pos.unmake_move();
+            if self.stop {
+                return 0;
+            }
+            searched += 1;
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = m;
+                    if PV {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            self.reward_quiet(ply, m, depth, &quiets_tried[..quiet_count]);
+                        }
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if quiet && quiet_count < quiets_tried.len() {
+                quiets_tried[quiet_count] = m;
+                quiet_count += 1;
+            }
+        }
+        if searched == 0 {
+            // Every move was pruned: only possible when a non-losing score was already known,
+            // which cannot happen before the first move; keep a sound fail-low.
+            return alpha;
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if PV && best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared
+            .tt
+            .store(key, best_move, best_score, eval, depth, bound, ply);
+        best_score
+    }
+
+    fn counter_move(&self) -> Move {
+        match (
+            self.pos.last_move(),
+            self.pos.last_move().and_then(|m| self.pos.piece_at(m.to())),
+        ) {
+            (Some(m), Some(p)) => self.history.counter[p.index()][m.to().index()],
+            _ => Move::NONE,
+        }
+    }
+
+    fn reward_quiet(&mut self, ply: usize, m: Move, depth: i32, tried: &[Move]) {
+        let side = self.pos.side_to_move().index();
+        let bonus = (depth * depth * 16).min(1600);
+        self.history.update(side, m, bonus);
+        for &q in tried {
+            self.history.update(side, q, -bonus);
+        }
+        if self.killers[ply][0] != m {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = m;
+        }
+        if let Some(last) = self.pos.last_move() {
+            if let Some(p) = self.pos.piece_at(last.to()) {
+                self.history.counter[p.index()][last.to().index()] = m;
+            }
+        }
+    }
+
+    fn qsearch<const PV: bool>(&mut self, mut alpha: Value, beta: Value, ply: usize) -> Value {
+        self.count_node();
+        if self.stop {
+            return 0;
+        }
+        if PV {
+            self.pv_len[ply] = ply;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = self.pos.in_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check { DRAW } else { evaluate(&self.pos) };
+        }
+        if let Knowledge::Exact(v) = knowledge::probe(&self.pos) {
+            return v;
+        }
+        let key = self.pos.key();
+        let tt = self.shared.tt.probe(key, ply);
+        if let Some(e) = tt {
+            if !PV
+                && match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => e.value >= beta,
+                    Bound::Upper => e.value <= alpha,
+                }
+            {
+                return e.value;
+            }
+        }
+        let mut best_score = -INFINITE;
+        let eval = if in_check {
+            -INFINITE
+        } else {
+            let e = tt.map_or_else(|| evaluate(&self.pos), |e| e.eval);
+            if e >= beta {
+                return e;
+            }
+            alpha = alpha.max(e);
+            best_score = e;
+            e
+        };
+        let mut list = MoveList::new();
+        generate(
+            &self.pos,
+            if in_check { Gen::All } else { Gen::Captures },
+            &mut list,
+        );
+        if in_check && list.is_empty() {
+            return mated_in(ply);
+        }
+        let mut scores = [0i32; crate::chess::movegen::MAX_MOVES];
+        let tt_move = tt.map_or(Move::NONE, |e| e.mv);
+        score_moves(
+            &self.pos,
+            &list,
+            &mut scores,
+            tt_move,
+            [Move::NONE; 2],
+            Move::NONE,
+            &self.history,
+        );
+        let mut best_move = Move::NONE;
+        for i in 0..list.len() {
+            let (m, _) = pick(&mut list, &mut scores, i);
+            if !in_check && !see_ge(&self.pos, m, 0) {
+                continue;
+            }
+            self.pos.make_move(m);
+            let score = -self.qsearch::<PV>(-beta, -alpha, ply + 1);
+            self.pos.unmake_move();
+            if self.stop {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = m;
+                    if PV {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            best_move,
+            best_score,
+            if in_check { 0 } else { eval },
+            0,
+            bound,
+            ply,
+        );
+        best_score
+    }
+}
+
+fn has_legal_move(pos: &Position) -> bool {
+    let mut list = MoveList::new();
+    generate(pos, Gen::All, &mut list);
+    !list.is_empty()
+}

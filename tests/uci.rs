@@ -1,0 +1,296 @@
+//! End-to-end UCI tests: the real binary on pipes, driven as a GUI would drive it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("engine starts");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Engine {
+            child,
+            stdin,
+            lines: rx,
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Reads lines until one starts with `prefix`; returns all lines read, that one last.
+    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(_) => panic!("no '{}' within {:?}; saw {:?}", prefix, timeout, seen),
+            }
+        }
+    }
+
+    fn ready(&mut self) -> Vec<String> {
+        self.send("isready");
+        self.until("readyok", Duration::from_secs(10))
+    }
+
+    fn bestmove(&mut self, timeout: Duration) -> (String, Vec<String>) {
+        let lines = self.until("bestmove", timeout);
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
+        (best, lines)
+    }
+
+    fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "engine did not exit at end of input"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn legal_in(fen_or_start: &str, moves: &[&str], mv: &str) -> bool {
+    use fortress::chess::{parse_uci_move, Position};
+    let mut pos = if fen_or_start == "startpos" {
+        Position::startpos()
+    } else {
+        Position::from_fen(fen_or_start).unwrap()
+    };
+    for m in moves {
+        let m = parse_uci_move(&pos, m).unwrap();
+        pos.make_move(m);
+    }
+    parse_uci_move(&pos, mv).is_some()
+}
+
+#[test]
+fn handshake_lists_id_and_options() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok", Duration::from_secs(10));
+    assert!(lines.iter().any(|l| l.starts_with("id name Fortress")));
+    assert!(lines.iter().any(|l| l.starts_with("id author ")));
+    for opt in [
+        "Hash",
+        "Threads",
+        "Clear Hash",
+        "Ponder",
+        "MultiPV",
+        "Move Overhead",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {} type", opt))),
+            "{}",
+            opt
+        );
+    }
+    e.send("quit");
+    assert!(e.close().success());
+}
+
+#[test]
+fn bad_input_never_kills_the_engine() {
+    let mut e = Engine::start();
+    e.send("hello world");
+    e.send("\u{1}\u{2}garbage\t\t");
+    e.send("position fen 8/8/8/8/8/8/8/8 w - - 0 1");
+    e.send("position fen 4k3/4Q3/8/8/8/8/8/4K3 w - - 0 1");
+    e.send("position startpos moves e2e4 e7e5 e1e3");
+    e.send("position startpos moves e2e4 junk e7e5");
+    e.send("go depth");
+    e.send("go wtime");
+    e.send("setoption name Hash value lots");
+    e.send("setoption name NoSuchOption value 1");
+    e.send(&format!(
+        "position startpos moves {}",
+        "e2e4 ".repeat(20_000)
+    ));
+    e.send(&"x".repeat(100_000));
+    let lines = e.ready();
+    let errors = lines
+        .iter()
+        .filter(|l| l.starts_with("info string error"))
+        .count();
+    assert!(errors >= 9, "{:?}", lines);
+    // The illegal inputs changed nothing: we still play from the start position.
+    e.send("go depth 3");
+    let (best, _) = e.bestmove(Duration::from_secs(10));
+    assert!(legal_in("startpos", &[], &best), "{}", best);
+    assert!(e.close().success());
+}
+
+#[test]
+fn stop_answers_within_50_ms() {
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e4 c7c5 g1f3");
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(700));
+    let t = Instant::now();
+    e.send("stop");
+    let (best, _) = e.bestmove(Duration::from_secs(5));
+    let waited = t.elapsed();
+    assert!(
+        waited < Duration::from_millis(50),
+        "bestmove {:?} after stop",
+        waited
+    );
+    assert!(legal_in("startpos", &["e2e4", "c7c5", "g1f3"], &best));
+    e.send("quit");
+    assert!(e.close().success());
+}
+
+#[test]
+fn ponder_waits_for_ponderhit() {
+    let mut e = Engine::start();
+    e.send("position startpos moves d2d4");
+    e.send("go ponder wtime 2000 btime 2000 winc 0 binc 0");
+    // While pondering, the clock does not run: no bestmove even after the budget would expire.
+    assert!(e
+        .lines
+        .recv_timeout(Duration::from_millis(400))
+        .map_or(true, |l| !l.starts_with("bestmove")));
+    std::thread::sleep(Duration::from_millis(300));
+    e.send("isready");
+    let lines = e.until("readyok", Duration::from_secs(2));
+    assert!(
+        !lines.iter().any(|l| l.starts_with("bestmove")),
+        "{:?}",
+        lines
+    );
+    e.send("ponderhit");
+    let (best, _) = e.bestmove(Duration::from_secs(3));
+    assert!(legal_in("startpos", &["d2d4"], &best));
+    e.send("quit");
+    assert!(e.close().success());
+}
+
+#[test]
+fn every_go_limit_gives_a_legal_move() {
+    let mut e = Engine::start();
+    let fen = "r1bqkbnr/pppp1ppp/2n5/4p3/2B1P3/5Q2/PPPP1PPP/RNB1K1NR w KQkq - 2 3";
+    e.send(&format!("position fen {}", fen));
+    for go in [
+        "go depth 4",
+        "go nodes 5000",
+        "go movetime 100",
+        "go wtime 500 btime 500 winc 10 binc 10",
+        "go wtime 300 btime 300 movestogo 1",
+        "go depth 6 searchmoves a2a3 b2b3",
+        "go mate 1 movetime 5000",
+    ] {
+        e.send(go);
+        let (best, lines) = e.bestmove(Duration::from_secs(10));
+        assert!(legal_in(fen, &[], &best), "{}: {}", go, best);
+        if go.contains("searchmoves") {
+            assert!(best == "a2a3" || best == "b2b3", "{}", best);
+        }
+        if go.contains("mate") {
+            // Scholar's mate is on the board.
+            assert_eq!(best, "f3f7");
+            assert!(
+                lines.iter().any(|l| l.contains("score mate 1")),
+                "{:?}",
+                lines
+            );
+        }
+    }
+    e.send("setoption name MultiPV value 3");
+    e.send("go depth 5");
+    let (_, lines) = e.bestmove(Duration::from_secs(10));
+    for k in 1..=3 {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info depth 5 ") && l.contains(&format!(" multipv {} ", k))),
+            "{:?}",
+            lines
+        );
+    }
+    e.send("quit");
+    assert!(e.close().success());
+}
+
+#[test]
+fn mated_and_stalemated_sides_answer_0000() {
+    let mut e = Engine::start();
+    e.send("position fen 7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("go depth 3");
+    assert_eq!(e.bestmove(Duration::from_secs(5)).0, "0000");
+    e.send("position fen 7k/6Q1/6K1/8/8/8/8/8 b - - 0 1");
+    e.send("go depth 3");
+    assert_eq!(e.bestmove(Duration::from_secs(5)).0, "0000");
+    e.send("quit");
+    assert!(e.close().success());
+}
+
+#[test]
+fn threads_and_hash_options_search_correctly() {
+    let mut e = Engine::start();
+    e.send("setoption name Threads value 2");
+    e.send("setoption name Hash value 32");
+    e.send("setoption name Clear Hash");
+    e.send("ucinewgame");
+    e.send("position startpos");
+    e.send("go movetime 300");
+    let (best, lines) = e.bestmove(Duration::from_secs(5));
+    assert!(legal_in("startpos", &[], &best));
+    assert!(!lines.iter().any(|l| l.contains("error")), "{:?}", lines);
+    assert!(e.close().success());
+}
+
+#[test]
+fn end_of_input_during_a_search_exits_cleanly() {
+    let mut e = Engine::start();
+    e.send("go infinite");
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(e.close().success());
+}
