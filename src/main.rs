@@ -1,9 +1,10 @@
 //! The `engine` binary: with no argument it speaks UCI on standard input and output; the
-//! subcommands are tools (perft, bench, tables).
+//! subcommands are tools (perft, bench, tables). Each arm only parses and calls the library.
 
 use clap::{Parser, Subcommand};
 use fortress::chess::perft::perft_divide;
 use fortress::chess::Position;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -32,6 +33,17 @@ enum Command {
         #[arg(default_value_t = fortress::bench::DEFAULT_DEPTH)]
         depth: u32,
     },
+    /// Index sizes and broken entries of an endgame's two halves, and what its table files hold.
+    Tbinfo {
+        /// Endgame name, e.g. KQKR (either colouring).
+        endgame: String,
+        /// Directory of the table files.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -44,6 +56,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth }) => run_bench(depth),
+        Some(Command::Tbinfo { endgame, dir, json }) => run_tbinfo(&endgame, &dir, json),
     }
 }
 
@@ -87,4 +100,26 @@ fn run_bench(depth: u32) -> ExitCode {
         result.nodes * 1000 / result.millis.max(1)
     );
     ExitCode::SUCCESS
+}
+
+fn run_tbinfo(endgame: &str, dir: &std::path::Path, json: bool) -> ExitCode {
+    match fortress::egtb::info::tbinfo(endgame, dir) {
+        Ok(report) => {
+            if json {
+                println!("{}", fortress::egtb::info::to_json(&report));
+            } else {
+                print!("{}", fortress::egtb::info::to_text(&report));
+            }
+            // A file that exists but was refused is an error for scripts too.
+            if report.files_ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            }
+        }
+        Err(e) => {
+            eprintln!("tbinfo: {e}");
+            ExitCode::from(1)
+        }
+    }
 }

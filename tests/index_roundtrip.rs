@@ -85,6 +85,7 @@ fn exhaustive(name: &str) {
     let idx = EndgameIndex::new(&m);
     let pawns = m.has_pawns();
     let symmetric = m.is_symmetric();
+    let ep = m.has_en_passant();
     let marks: Vec<Vec<AtomicU64>> = Half::BOTH
         .iter()
         .map(|&h| (0..idx.size(h).div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
@@ -107,8 +108,8 @@ fn exhaustive(name: &str) {
         (0..64u8).into_par_iter().for_each(|ks| {
             for_each_legal(&m, stm, Square(ks), &mut |p| {
                 check(p);
-                for q in ep_variants(p) {
-                    check(&q);
+                if ep {
+                    for_each_ep_variant(p, &mut |q: &TbPosition| check(q));
                 }
             });
         });

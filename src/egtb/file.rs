@@ -1,0 +1,659 @@
+//! Table files: one self-identifying file per endgame and metric (as Bourzutschky, Tamplin and
+//! Haworth 2005, Section 6, recommend), values in fixed 8 KiB blocks behind a block table so that
+//! compression and an LRU block cache (Nalimov et al. 2001, Section 3.6) can come without a
+//! format change. The exact byte layout is documented in `tables/README.md`.
+//!
+//! Files are written to a temporary name in the same directory, synced, then renamed (and the
+//! directory synced), so a crash never leaves a file that looks complete. Readers map the file
+//! with `memmap2` and check the header and the payload's xxh3-64 checksum on open.
+
+use super::index::Half;
+use super::material::Material;
+use memmap2::Mmap;
+use std::fmt;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+pub const MAGIC: [u8; 8] = *b"FORTEGTB";
+pub const FORMAT_VERSION: u32 = 1;
+pub const HEADER_LEN: usize = 256;
+pub const BLOCK_SIZE: usize = 8192;
+/// The value encoding of `TbValue` (0 broken, 1 draw, 2n win in n, 2n + 3 loss in n).
+pub const ENCODING_WDL_DEPTH: u8 = 1;
+/// Index scheme: Nalimov's, as `egtb::index` implements it.
+pub const SCHEME_NALIMOV: u8 = 1;
+pub const COMPRESSION_NONE: u8 = 0;
+/// Recorded in every header as the generator version.
+pub const GENERATOR_VERSION: &str = concat!("fortress ", env!("CARGO_PKG_VERSION"));
+
+const HALF_SLOT: usize = 48; // 4 x u64 per half, at offsets 48 (wtm) and 80 (btm)
+const OFF_GENERATOR: usize = 112;
+const OFF_CREATED: usize = 144;
+const OFF_PAYLOAD_LEN: usize = 152;
+const OFF_PAYLOAD_HASH: usize = 160;
+const OFF_HEADER_HASH: usize = 248;
+
+/// The depth metric a file holds.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub enum Metric {
+    /// Distance to mate, in winner's moves.
+    Dtm = 1,
+    /// Distance to zeroing (capture or pawn move) under optimal play to mate.
+    Dtz = 2,
+    /// Distance to zeroing with the 50-move rule in force.
+    Dtz50 = 3,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 3] = [Metric::Dtm, Metric::Dtz, Metric::Dtz50];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Dtm => "dtm",
+            Metric::Dtz => "dtz",
+            Metric::Dtz50 => "dtz50",
+        }
+    }
+
+    fn from_code(c: u8) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| *m as u8 == c)
+    }
+}
+
+/// One entry's value: broken, draw, or a win or loss with its depth in moves of the metric
+/// (for DTM, winner's moves; a side already mated has a loss in 0).
+/// Stored as its encoding: 0 broken, 1 draw, 2n win in n (n >= 1), 2n + 3 loss in n (n >= 0).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct TbValue(u16);
+
+/// A value taken apart.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub enum Outcome {
+    Broken,
+    Draw,
+    Win(u16),
+    Loss(u16),
+}
+
+impl TbValue {
+    pub const BROKEN: TbValue = TbValue(0);
+    pub const DRAW: TbValue = TbValue(1);
+    /// The largest depth a win can have (32767 moves).
+    pub const MAX_WIN: u16 = (u16::MAX - 1) / 2;
+    /// The largest depth a loss can have (32766 moves).
+    pub const MAX_LOSS: u16 = (u16::MAX - 3) / 2;
+
+    /// Win in `n` >= 1 moves; None if `n` is 0 or above `MAX_WIN`.
+    pub fn win(n: u16) -> Option<TbValue> {
+        (1..=Self::MAX_WIN).contains(&n).then(|| TbValue(2 * n))
+    }
+
+    /// Loss in `n` >= 0 moves; None above `MAX_LOSS`.
+    pub fn loss(n: u16) -> Option<TbValue> {
+        (n <= Self::MAX_LOSS).then(|| TbValue(2 * n + 3))
+    }
+
+    pub fn outcome(self) -> Outcome {
+        match self.0 {
+            0 => Outcome::Broken,
+            1 => Outcome::Draw,
+            v if v % 2 == 0 => Outcome::Win(v / 2),
+            v => Outcome::Loss((v - 3) / 2),
+        }
+    }
+
+    /// The stored encoding.
+    pub fn raw(self) -> u16 {
+        self.0
+    }
+
+    pub fn from_raw(v: u16) -> TbValue {
+        TbValue(v)
+    }
+}
+
+impl fmt::Debug for TbValue {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{:?}", self.outcome())
+    }
+}
+
+/// Why a table file could not be written or read.
+#[derive(Debug)]
+pub enum TableError {
+    Io {
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// The file is shorter than its header says (or than a header).
+    Truncated {
+        path: PathBuf,
+        expected: u64,
+        found: u64,
+    },
+    BadMagic {
+        path: PathBuf,
+    },
+    /// Written by a newer format than this program reads.
+    NewerVersion {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+    /// The payload's checksum differs from the header's.
+    ChecksumMismatch {
+        path: PathBuf,
+        stored: u64,
+        computed: u64,
+    },
+    /// The file holds another endgame or metric than the one asked for.
+    WrongEndgame {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
+    /// The header is inconsistent (its own checksum, a field out of range, sizes that do not
+    /// add up).
+    Corrupt {
+        path: PathBuf,
+        what: String,
+    },
+    /// The writer was given values the format cannot hold (or halves that do not fit).
+    BadInput(String),
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            TableError::Io { path, source } => write!(f, "{}: i/o error: {source}", path.display()),
+            TableError::Truncated {
+                path,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: truncated: {found} bytes, the header says {expected}",
+                path.display()
+            ),
+            TableError::BadMagic { path } => {
+                write!(f, "{}: bad magic: not a Fortress table file", path.display())
+            }
+            TableError::NewerVersion {
+                path,
+                found,
+                supported,
+            } => write!(
+                f,
+                "{}: newer version: format {found}, this program reads up to {supported}",
+                path.display()
+            ),
+            TableError::ChecksumMismatch {
+                path,
+                stored,
+                computed,
+            } => write!(
+                f,
+                "{}: checksum mismatch: header says {stored:016x}, payload hashes to {computed:016x}",
+                path.display()
+            ),
+            TableError::WrongEndgame {
+                path,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{}: wrong endgame: expected {expected}, file holds {found}",
+                path.display()
+            ),
+            TableError::Corrupt { path, what } => {
+                write!(f, "{}: corrupt header: {what}", path.display())
+            }
+            TableError::BadInput(what) => write!(f, "cannot write table: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for TableError {}
+
+/// Conventional file name of an endgame's table for a metric: `KQKR.dtm.ftb`.
+pub fn file_name(material: &Material, metric: Metric) -> String {
+    format!("{}.{}.ftb", material.canonical().0, metric.name())
+}
+
+/// What the header of a file says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableHeader {
+    pub version: u32,
+    pub endgame: String,
+    pub metric: Metric,
+    pub encoding: u8,
+    /// Bytes per value: 1 or 2.
+    pub value_width: u8,
+    pub compression: u8,
+    pub scheme: u8,
+    pub block_size: u32,
+    /// Entries per half (None: half not stored).
+    pub entries: [Option<u64>; 2],
+    pub generator: String,
+    /// Seconds since the Unix epoch.
+    pub created: u64,
+    pub payload_len: u64,
+    pub payload_hash: u64,
+}
+
+#[derive(Copy, Clone, Debug, Default)]
+struct Section {
+    entries: u64,
+    offset: u64,
+    len: u64,
+    blocks: u64,
+}
+
+fn put_u32(b: &mut [u8], at: usize, v: u32) {
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+fn put_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+fn get_u32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+fn get_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+fn put_str(b: &mut [u8], at: usize, len: usize, s: &str) {
+    let bytes = s.as_bytes();
+    let n = bytes.len().min(len);
+    b[at..at + n].copy_from_slice(&bytes[..n]);
+}
+fn get_str(b: &[u8], at: usize, len: usize) -> String {
+    let raw = &b[at..at + len];
+    let end = raw.iter().position(|&c| c == 0).unwrap_or(len);
+    String::from_utf8_lossy(&raw[..end]).into_owned()
+}
+
+/// What the generator hands the writer.
+pub struct TableSpec<'a> {
+    pub material: Material,
+    pub metric: Metric,
+    /// The values of each stored half, in index order (see `EndgameIndex::stored_halves`).
+    pub halves: &'a [(Half, &'a [TbValue])],
+}
+
+/// Writes `spec` as `dir/<file_name>` atomically (temporary file, fsync, rename, fsync of the
+/// directory) and returns the path. The value width is the smallest that holds every value.
+pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> {
+    let (canon, flipped) = spec.material.canonical();
+    if flipped {
+        return Err(TableError::BadInput(format!(
+            "{} is not in canonical colouring ({canon})",
+            spec.material
+        )));
+    }
+    let name = file_name(&canon, spec.metric);
+    let path = dir.join(&name);
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let io_err = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| TableError::Io { path: p, source }
+    };
+
+    let mut seen = [false; 2];
+    for (h, _) in spec.halves {
+        if std::mem::replace(&mut seen[*h as usize], true) {
+            return Err(TableError::BadInput(format!("half {} given twice", h.name())));
+        }
+    }
+    let max_raw = spec
+        .halves
+        .iter()
+        .flat_map(|(_, v)| v.iter())
+        .map(|v| v.raw())
+        .max()
+        .unwrap_or(0);
+    let width: usize = if max_raw <= u8::MAX as u16 { 1 } else { 2 };
+    let per_block = (BLOCK_SIZE / width) as u64;
+
+    let mut header = [0u8; HEADER_LEN];
+    header[..8].copy_from_slice(&MAGIC);
+    put_u32(&mut header, 8, FORMAT_VERSION);
+    put_u32(&mut header, 12, HEADER_LEN as u32);
+    put_str(&mut header, 16, 16, &canon.to_string());
+    header[32] = spec.metric as u8;
+    header[33] = ENCODING_WDL_DEPTH;
+    header[34] = width as u8;
+    header[35] = spec.halves.iter().map(|(h, _)| 1u8 << *h as u8).sum();
+    header[36] = COMPRESSION_NONE;
+    header[37] = SCHEME_NALIMOV;
+    put_u32(&mut header, 40, BLOCK_SIZE as u32);
+
+    let file = File::create(&tmp).map_err(io_err(&tmp))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut hasher = Xxh3::new();
+    let result = (|| -> io::Result<u64> {
+        out.write_all(&header)?;
+        let mut offset = HEADER_LEN as u64;
+        for &half in &Half::BOTH {
+            let Some((_, values)) = spec.halves.iter().find(|(h, _)| *h == half) else {
+                continue;
+            };
+            let entries = values.len() as u64;
+            let blocks = entries.div_ceil(per_block);
+            let table_len = (blocks + 1) * 8;
+            let len = table_len + blocks * BLOCK_SIZE as u64;
+            let slot = HALF_SLOT + 32 * half as usize;
+            put_u64(&mut header, slot, entries);
+            put_u64(&mut header, slot + 8, offset);
+            put_u64(&mut header, slot + 16, len);
+            put_u64(&mut header, slot + 24, blocks);
+            // Block table: start of each block relative to the section, plus the end.
+            let mut table = Vec::with_capacity(table_len as usize);
+            for b in 0..=blocks {
+                table.extend_from_slice(&(table_len + b * BLOCK_SIZE as u64).to_le_bytes());
+            }
+            hasher.update(&table);
+            out.write_all(&table)?;
+            let mut block = vec![0u8; BLOCK_SIZE];
+            for chunk in values.chunks(per_block as usize) {
+                block.fill(0);
+                for (i, v) in chunk.iter().enumerate() {
+                    if width == 1 {
+                        block[i] = v.raw() as u8;
+                    } else {
+                        block[2 * i..2 * i + 2].copy_from_slice(&v.raw().to_le_bytes());
+                    }
+                }
+                hasher.update(&block);
+                out.write_all(&block)?;
+            }
+            offset += len;
+        }
+        Ok(offset - HEADER_LEN as u64)
+    })();
+    let payload_len = result.map_err(io_err(&tmp))?;
+    put_str(&mut header, OFF_GENERATOR, 32, GENERATOR_VERSION);
+    let created = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    put_u64(&mut header, OFF_CREATED, created);
+    put_u64(&mut header, OFF_PAYLOAD_LEN, payload_len);
+    put_u64(&mut header, OFF_PAYLOAD_HASH, hasher.digest());
+    let hh = xxh3_64(&header[..OFF_HEADER_HASH]);
+    put_u64(&mut header, OFF_HEADER_HASH, hh);
+    let finish = (|| -> io::Result<()> {
+        let mut file = out.into_inner().map_err(|e| e.into_error())?;
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&header)?;
+        file.sync_all()?;
+        Ok(())
+    })();
+    if let Err(e) = finish {
+        let _ = fs::remove_file(&tmp);
+        return Err(TableError::Io {
+            path: tmp,
+            source: e,
+        });
+    }
+    fs::rename(&tmp, &path).map_err(io_err(&path))?;
+    // Make the rename itself durable.
+    if let Ok(d) = File::open(dir) {
+        d.sync_all().map_err(io_err(dir))?;
+    }
+    Ok(path)
+}
+
+/// An open, verified table file.
+pub struct TableFile {
+    path: PathBuf,
+    map: Mmap,
+    header: TableHeader,
+    sections: [Option<Section>; 2],
+}
+
+impl TableFile {
+    /// Maps and verifies a file: magic, version, header checksum, sizes, payload checksum.
+    pub fn open(path: &Path) -> Result<TableFile, TableError> {
+        let p = path.to_path_buf();
+        let file = File::open(path).map_err(|source| TableError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        // SAFETY of the map: the file is only read, and table files are never modified in place
+        // (writers create a new file and rename it over the old one), so the mapped bytes do not
+        // change under us while the map lives.
+        let map = unsafe { Mmap::map(&file) }.map_err(|source| TableError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        let (header, sections) = parse_header(&p, &map)?;
+        let computed = xxh3_64(&map[HEADER_LEN..]);
+        if computed != header.payload_hash {
+            return Err(TableError::ChecksumMismatch {
+                path: p,
+                stored: header.payload_hash,
+                computed,
+            });
+        }
+        let t = TableFile {
+            path: p,
+            map,
+            header,
+            sections,
+        };
+        t.check_block_tables()?;
+        Ok(t)
+    }
+
+    /// Opens a file and checks it holds `material` (canonicalised) for `metric`.
+    pub fn open_for(path: &Path, material: &Material, metric: Metric) -> Result<TableFile, TableError> {
+        let t = TableFile::open(path)?;
+        let want = material.canonical().0.to_string();
+        if t.header.endgame != want || t.header.metric != metric {
+            return Err(TableError::WrongEndgame {
+                path: path.to_path_buf(),
+                expected: format!("{want} {}", metric.name()),
+                found: format!("{} {}", t.header.endgame, t.header.metric.name()),
+            });
+        }
+        Ok(t)
+    }
+
+    pub fn header(&self) -> &TableHeader {
+        &self.header
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Entries stored for a half (None: the half is not in this file).
+    pub fn entries(&self, half: Half) -> Option<u64> {
+        self.sections[half as usize].map(|s| s.entries)
+    }
+
+    /// The value of entry `idx` of `half`; None if the half is not stored or `idx` is out of
+    /// range.
+    #[inline]
+    pub fn value(&self, half: Half, idx: u64) -> Option<TbValue> {
+        let s = self.sections[half as usize]?;
+        if idx >= s.entries {
+            return None;
+        }
+        let w = self.header.value_width as u64;
+        let per_block = self.header.block_size as u64 / w;
+        let (block, within) = (idx / per_block, idx % per_block);
+        let at = (s.offset + 8 * block) as usize;
+        let start = get_u64(&self.map, at);
+        let pos = (s.offset + start + within * w) as usize;
+        Some(TbValue(if w == 1 {
+            self.map[pos] as u16
+        } else {
+            u16::from_le_bytes([self.map[pos], self.map[pos + 1]])
+        }))
+    }
+
+    /// Every block table entry must point inside its section, blocks of `block_size` bytes in
+    /// order (compression none), so `value` can never read outside the map.
+    fn check_block_tables(&self) -> Result<(), TableError> {
+        for s in self.sections.iter().flatten() {
+            let table_len = (s.blocks + 1) * 8;
+            for b in 0..=s.blocks {
+                let v = get_u64(&self.map, (s.offset + 8 * b) as usize);
+                if v != table_len + b * self.header.block_size as u64 {
+                    return Err(TableError::Corrupt {
+                        path: self.path.clone(),
+                        what: format!("block table entry {b} is {v}"),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>; 2]), TableError> {
+    let path = path.to_path_buf();
+    let len = b.len() as u64;
+    if b.len() >= 8 && b[..8] != MAGIC {
+        return Err(TableError::BadMagic { path });
+    }
+    if b.len() < 12 {
+        return Err(TableError::Truncated {
+            path,
+            expected: HEADER_LEN as u64,
+            found: len,
+        });
+    }
+    let version = get_u32(b, 8);
+    if version > FORMAT_VERSION {
+        return Err(TableError::NewerVersion {
+            path,
+            found: version,
+            supported: FORMAT_VERSION,
+        });
+    }
+    if b.len() < HEADER_LEN {
+        return Err(TableError::Truncated {
+            path,
+            expected: HEADER_LEN as u64,
+            found: len,
+        });
+    }
+    let corrupt = |what: String| TableError::Corrupt {
+        path: path.clone(),
+        what,
+    };
+    if get_u64(b, OFF_HEADER_HASH) != xxh3_64(&b[..OFF_HEADER_HASH]) {
+        return Err(corrupt("header checksum does not match".into()));
+    }
+    if version == 0 || get_u32(b, 12) as usize != HEADER_LEN {
+        return Err(corrupt(format!("version {version}, header length {}", get_u32(b, 12))));
+    }
+    let metric = Metric::from_code(b[32]).ok_or_else(|| corrupt(format!("metric code {}", b[32])))?;
+    let (encoding, width, halves, compression, scheme) = (b[33], b[34], b[35], b[36], b[37]);
+    if encoding != ENCODING_WDL_DEPTH {
+        return Err(corrupt(format!("value encoding {encoding}")));
+    }
+    if width != 1 && width != 2 {
+        return Err(corrupt(format!("value width {width}")));
+    }
+    if compression != COMPRESSION_NONE {
+        return Err(corrupt(format!("compression {compression} is not known")));
+    }
+    if scheme != SCHEME_NALIMOV {
+        return Err(corrupt(format!("index scheme {scheme}")));
+    }
+    let block_size = get_u32(b, 40);
+    if block_size as usize != BLOCK_SIZE {
+        return Err(corrupt(format!("block size {block_size}")));
+    }
+    let endgame = get_str(b, 16, 16);
+    if Material::parse(&endgame).is_err() {
+        return Err(corrupt(format!("endgame name '{endgame}'")));
+    }
+    let payload_len = get_u64(b, OFF_PAYLOAD_LEN);
+    let expected = HEADER_LEN as u64 + payload_len;
+    if len < expected {
+        return Err(TableError::Truncated {
+            path,
+            expected,
+            found: len,
+        });
+    }
+    if len > expected {
+        return Err(corrupt(format!("{} bytes after the payload", len - expected)));
+    }
+    let mut sections = [None, None];
+    let mut entries = [None, None];
+    let mut next = HEADER_LEN as u64;
+    let per_block = block_size as u64 / width as u64;
+    for h in Half::BOTH {
+        if halves & (1 << h as u8) == 0 {
+            continue;
+        }
+        let slot = HALF_SLOT + 32 * h as usize;
+        let s = Section {
+            entries: get_u64(b, slot),
+            offset: get_u64(b, slot + 8),
+            len: get_u64(b, slot + 16),
+            blocks: get_u64(b, slot + 24),
+        };
+        let sound = s.offset == next
+            && s.blocks == s.entries.div_ceil(per_block)
+            && s.blocks
+                .checked_mul(block_size as u64 + 8)
+                .and_then(|x| x.checked_add(8))
+                == Some(s.len)
+            && s.offset.checked_add(s.len).is_some_and(|end| end <= len);
+        if !sound {
+            return Err(corrupt(format!("section of half {} does not add up", h.name())));
+        }
+        next = s.offset + s.len;
+        entries[h as usize] = Some(s.entries);
+        sections[h as usize] = Some(s);
+    }
+    if next != expected {
+        return Err(corrupt("sections do not fill the payload".into()));
+    }
+    let header = TableHeader {
+        version,
+        endgame,
+        metric,
+        encoding,
+        value_width: width,
+        compression,
+        scheme,
+        block_size,
+        entries,
+        generator: get_str(b, OFF_GENERATOR, 32),
+        created: get_u64(b, OFF_CREATED),
+        payload_len,
+        payload_hash: get_u64(b, OFF_PAYLOAD_HASH),
+    };
+    Ok((header, sections))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn value_encoding_round_trip() {
+        assert_eq!(TbValue::BROKEN.outcome(), Outcome::Broken);
+        assert_eq!(TbValue::DRAW.outcome(), Outcome::Draw);
+        for n in 1..=TbValue::MAX_WIN {
+            assert_eq!(TbValue::win(n).unwrap().outcome(), Outcome::Win(n));
+        }
+        for n in 0..=TbValue::MAX_LOSS {
+            assert_eq!(TbValue::loss(n).unwrap().outcome(), Outcome::Loss(n));
+        }
+        assert!(TbValue::win(0).is_none());
+        assert!(TbValue::win(TbValue::MAX_WIN + 1).is_none());
+        // 5-man DTM goes to 127: a win in 127 still fits one byte.
+        assert!(TbValue::win(127).unwrap().raw() <= 255);
+    }
+}

@@ -215,13 +215,19 @@ impl TbPosition {
     #[inline(always)]
     pub fn attacked_by(&self, sq: Square, by: Color) -> bool {
         let p = &self.pieces[by.index()];
-        let occ = self.occupied();
         let queens = p[PieceType::Queen.index()];
-        (knight_attacks(sq) & p[PieceType::Knight.index()]).any()
+        let diagonal = p[PieceType::Bishop.index()] | queens;
+        let straight = p[PieceType::Rook.index()] | queens;
+        if (knight_attacks(sq) & p[PieceType::Knight.index()]).any()
             || (king_attacks(sq) & p[PieceType::King.index()]).any()
             || (pawn_attacks(!by, sq) & p[PieceType::Pawn.index()]).any()
-            || (bishop_attacks(sq, occ) & (p[PieceType::Bishop.index()] | queens)).any()
-            || (rook_attacks(sq, occ) & (p[PieceType::Rook.index()] | queens)).any()
+        {
+            return true;
+        }
+        // Sliders only when there are some: the magic lookups are the costly part.
+        let occ = self.occupied();
+        (diagonal.any() && (bishop_attacks(sq, occ) & diagonal).any())
+            || (straight.any() && (rook_attacks(sq, occ) & straight).any())
     }
 
     /// Legality as the index notes (section 5) define it: one king each, men on distinct squares,
@@ -307,8 +313,40 @@ const MAX_GROUPS: usize = 6;
 const ET_WHITE_PAWN: usize = 4;
 const ET_BLACK_PAWN: usize = 5;
 
+/// C(n, k) for n <= 64, k <= 7.
+static BINOM: [[u64; 8]; 65] = {
+    let mut b = [[0u64; 8]; 65];
+    let mut n = 0;
+    while n < 65 {
+        b[n][0] = 1;
+        let mut k = 1;
+        while k < 8 {
+            if n > 0 {
+                b[n][k] = b[n - 1][k - 1] + b[n - 1][k];
+            }
+            k += 1;
+        }
+        n += 1;
+    }
+    b
+};
+
+/// Colex unranking of pairs below 64 by table: entry r holds (c0, c1), packed c0 | c1 << 8.
+static PAIRS: [u16; 2016] = {
+    let mut t = [0u16; 2016];
+    let mut c1 = 1;
+    while c1 < 64 {
+        let mut c0 = 0;
+        while c0 < c1 {
+            t[c0 + c1 * (c1 - 1) / 2] = (c0 | (c1 << 8)) as u16;
+            c0 += 1;
+        }
+        c1 += 1;
+    }
+    t
+};
+
 struct Tables {
-    binom: [[u64; 8]; 65],
     /// Squares open to a stm man of each numbering type, by sntm king square (kings' squares and
     /// unblockable-check squares removed; pawns also kept to ranks 2-7). The stm king is removed
     /// per block.
@@ -357,17 +395,6 @@ impl KingPlacements {
 }
 
 static TABLES: Lazy<Box<Tables>> = Lazy::new(|| {
-    let mut binom = [[0u64; 8]; 65];
-    for n in 0..65 {
-        binom[n][0] = 1;
-        for k in 1..8 {
-            binom[n][k] = if n == 0 {
-                0
-            } else {
-                binom[n - 1][k - 1] + binom[n - 1][k]
-            };
-        }
-    }
     let mut avail = [[0u64; 64]; 6];
     let mut number = [[[u8::MAX; 64]; 64]; 6];
     let mut square = [[[u8::MAX; 64]; 64]; 6];
@@ -394,7 +421,6 @@ static TABLES: Lazy<Box<Tables>> = Lazy::new(|| {
         }
     }
     Box::new(Tables {
-        binom,
         avail,
         number,
         square,
@@ -405,7 +431,7 @@ static TABLES: Lazy<Box<Tables>> = Lazy::new(|| {
 
 #[inline(always)]
 fn binom(n: u32, k: u32) -> u64 {
-    TABLES.binom[n as usize][k as usize]
+    BINOM[n as usize][k as usize]
 }
 
 /// Colex rank of sorted distinct numbers c[0] < c[1] < ...: sum of C(c[i], i + 1) (notes, rule D).
@@ -421,6 +447,12 @@ fn colex_rank(c: &[u8]) -> u64 {
 /// Inverse of `colex_rank` for k numbers below 64.
 #[inline(always)]
 fn colex_unrank(mut r: u64, k: usize, out: &mut [u8; 8]) {
+    if k == 2 {
+        let p = PAIRS[r as usize];
+        out[0] = p as u8;
+        out[1] = (p >> 8) as u8;
+        return;
+    }
     for i in (1..=k).rev() {
         // Largest c with C(c, i) <= r; c >= i - 1 since C(i - 1, i) = 0.
         let (mut lo, mut hi) = (i as u32 - 1, 63u32);
@@ -777,6 +809,12 @@ impl HalfIndex {
             total += t;
         }
         h.untrimmed = total;
+        let widest = (0..kks.list.len())
+            .map(|i| h.kk_base[i + 1] - h.kk_base[i])
+            .chain((0..h.ep_base.len().saturating_sub(1)).map(|i| h.ep_base[i + 1] - h.ep_base[i]))
+            .max()
+            .unwrap_or(0);
+        assert!(widest < 1 << 32, "a KK block of {m} exceeds 2^32 entries");
         // C_L: drop the broken entries at the very end of the range (notes, section 6).
         h.size = total;
         while h.size > 0 && h.decode(h.size - 1).is_none() {
@@ -981,14 +1019,16 @@ impl HalfIndex {
         let l = &self.main;
         let kk = self.kk_base.partition_point(|&b| b <= idx) - 1;
         let (fks, fkn) = kk_placements(self.pawns).list[kk];
-        let mut off = idx - self.kk_base[kk];
+        // Blocks hold fewer than 2^32 entries (checked in `new`): 32-bit division is faster.
+        let mut off = (idx - self.kk_base[kk]) as u32;
         let mut d = [0u64; MAX_GROUPS];
         self.ranges(l, fks, fkn, &mut d);
         let mut coord = [0u64; MAX_GROUPS];
         for &i in l.significance[..l.n].iter().rev() {
             let i = i as usize;
-            coord[i] = off % d[i];
-            off /= d[i];
+            let di = d[i] as u32;
+            coord[i] = (off % di) as u64;
+            off /= di;
         }
         let (ks, kn) = if l.flip_kk {
             (fks.flip_rank(), fkn.flip_rank())
@@ -1011,9 +1051,16 @@ impl HalfIndex {
             sq[i] = own;
             pos.pieces[g.color.index()][g.kind.index()].0 |= own;
         }
+        // Kings come from the KK list (apart, on distinct squares) and pawns only from
+        // numberings of ranks 2-7, so legality reduces to distinct squares and no check.
         // The main zone's decoding inverts its numbering exactly, so a legal result is the one
         // position with this index (checked by the round-trip tests).
-        pos.is_legal().then_some(pos)
+        let total: u32 = l.groups[..l.n].iter().map(|g| g.count as u32).sum::<u32>() + 2;
+        if pos.occupied().count() != total || pos.attacked_by(kn, stm) {
+            return None;
+        }
+        debug_assert!(pos.is_legal());
+        Some(pos)
     }
 
     fn decode_ep(&self, entry: u64) -> Option<TbPosition> {

@@ -71,31 +71,34 @@ pub fn attacks(kind: PieceType, color: Color, from: Square, to: Square, occ: u64
 /// Legality as the index notes define it (section 5 and the e.p. conditions), computed from
 /// scratch.
 pub fn legal(p: &TbPosition) -> bool {
-    let mut list: Vec<(Color, PieceType, Square)> = Vec::new();
+    let mut list = [(Color::White, PieceType::King, Square(0)); 16];
+    let mut n = 0;
     for c in Color::BOTH {
         for t in PieceType::ALL {
             for s in p.pieces[c.index()][t.index()] {
-                list.push((c, t, s));
+                if n == list.len() {
+                    return false;
+                }
+                list[n] = (c, t, s);
+                n += 1;
             }
         }
     }
+    let list = &list[..n];
     let mut occ = 0u64;
-    for &(_, _, s) in &list {
+    for &(_, _, s) in list {
         if occ >> s.0 & 1 != 0 {
             return false;
         }
         occ |= 1 << s.0;
     }
-    let king = |c: Color| {
-        let v: Vec<Square> = list
-            .iter()
-            .filter(|m| m.0 == c && m.1 == PieceType::King)
-            .map(|m| m.2)
-            .collect();
-        v
-    };
-    let (wk, bk) = (king(Color::White), king(Color::Black));
-    if wk.len() != 1 || bk.len() != 1 || wk[0].distance(bk[0]) <= 1 {
+    let kings = |c: Color| list.iter().filter(move |m| m.0 == c && m.1 == PieceType::King);
+    if kings(Color::White).count() != 1 || kings(Color::Black).count() != 1 {
+        return false;
+    }
+    let wk = kings(Color::White).next().unwrap().2;
+    let bk = kings(Color::Black).next().unwrap().2;
+    if wk.distance(bk) <= 1 {
         return false;
     }
     if list
@@ -104,7 +107,7 @@ pub fn legal(p: &TbPosition) -> bool {
     {
         return false;
     }
-    let target = if p.stm == Color::White { bk[0] } else { wk[0] };
+    let target = if p.stm == Color::White { bk } else { wk };
     if list
         .iter()
         .any(|&(c, t, s)| c == p.stm && attacks(t, c, s, target, occ))
@@ -124,7 +127,10 @@ pub fn legal(p: &TbPosition) -> bool {
             return false;
         }
         let capturer = list.iter().any(|&(c, t, s)| {
-            c == p.stm && t == PieceType::Pawn && s.rank() == pushed.rank() && s.file().abs_diff(pushed.file()) == 1
+            c == p.stm
+                && t == PieceType::Pawn
+                && s.rank() == pushed.rank()
+                && s.file().abs_diff(pushed.file()) == 1
         });
         if !capturer {
             return false;
@@ -136,35 +142,44 @@ pub fn legal(p: &TbPosition) -> bool {
 /// Is `d` an image of `p` under the symmetries the index may use (board symmetries, and the
 /// colour flip for endgames with the same men on both sides)?
 pub fn same_up_to_symmetry(p: &TbPosition, d: &TbPosition, pawns: bool, symmetric: bool) -> bool {
-    let mut candidates = vec![*p];
-    if symmetric {
-        candidates.push(p.color_flipped());
-    }
+    let flipped = p.color_flipped();
+    let candidates: &[TbPosition] = if symmetric { &[*p, flipped] } else { &[*p] };
+    let dk = (d.king(Color::White), d.king(Color::Black));
     candidates.iter().any(|c| {
-        Symmetry::group(pawns)
-            .into_iter()
-            .any(|s| c.transformed(s) == *d)
+        (0..8u8).any(|i| {
+            let s = Symmetry {
+                mirror_files: i & 1 != 0,
+                mirror_ranks: i & 2 != 0,
+                transpose: i & 4 != 0,
+            };
+            if pawns && (s.mirror_ranks || s.transpose) {
+                return false;
+            }
+            // Compare the kings first: most symmetries fail there, cheaply.
+            (s.square(c.king(Color::White)), s.square(c.king(Color::Black))) == dk
+                && c.transformed(s) == *d
+        })
     })
 }
 
-/// The en-passant variants of a legal position: one per sntm pawn that may just have
-/// double-stepped beside a stm pawn with the squares it crossed empty.
-pub fn ep_variants(p: &TbPosition) -> Vec<TbPosition> {
-    let mut out = Vec::new();
+/// Calls `f` with each en-passant variant of a legal position: one per sntm pawn that may just
+/// have double-stepped beside a stm pawn with the squares it crossed empty.
+pub fn for_each_ep_variant(p: &TbPosition, f: &mut dyn FnMut(&TbPosition)) {
     let sntm = !p.stm;
+    let (rank, dir): (u8, i32) = if p.stm == Color::White { (4, 1) } else { (3, -1) };
+    if p.pieces[p.stm.index()][PieceType::Pawn.index()].is_empty() {
+        return;
+    }
     for s in p.pieces[sntm.index()][PieceType::Pawn.index()] {
-        let (rank, dir): (u8, i32) = if p.stm == Color::White { (4, 1) } else { (3, -1) };
         if s.rank() != rank {
             continue;
         }
-        let ep = Square((s.0 as i32 + 8 * dir) as u8);
         let mut q = *p;
-        q.ep = Some(ep);
+        q.ep = Some(Square((s.0 as i32 + 8 * dir) as u8));
         if legal(&q) {
-            out.push(q);
+            f(&q);
         }
     }
-    out
 }
 
 pub fn bitboard_of(squares: &[Square]) -> Bitboard {

@@ -1,0 +1,232 @@
+//! Table files end to end: written values read back; truncated, flipped, foreign and
+//! newer-format files refused by the reader with the named cause and reported by
+//! `engine tbinfo` (exit status 2, no panic).
+
+use fortress::egtb::file::{
+    file_name, write_table, Metric, Outcome, TableError, TableFile, TableSpec, TbValue,
+};
+use fortress::egtb::{EndgameIndex, Half, Material};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fortress-{}-{tag}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Made-up but deterministic values: broken exactly where the index says so, otherwise a mix
+/// of wins, draws and losses with depths from the index (up to `max_depth`).
+fn values(idx: &EndgameIndex, half: Half, max_depth: u16) -> Vec<TbValue> {
+    (0..idx.size(half))
+        .map(|i| match idx.decode(half, i) {
+            None => TbValue::BROKEN,
+            Some(_) => match i % 3 {
+                0 => TbValue::DRAW,
+                1 => TbValue::win(1 + (i / 3 % max_depth as u64) as u16).unwrap(),
+                _ => TbValue::loss((i / 7 % (max_depth as u64 + 1)) as u16).unwrap(),
+            },
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, metric: Metric, max_depth: u16) -> (PathBuf, Vec<Vec<TbValue>>) {
+    let m = Material::parse(name).unwrap();
+    let idx = EndgameIndex::new(&m);
+    let vals: Vec<Vec<TbValue>> = idx.stored_halves().iter().map(|&h| values(&idx, h, max_depth)).collect();
+    let halves: Vec<(Half, &[TbValue])> = idx
+        .stored_halves()
+        .iter()
+        .zip(&vals)
+        .map(|(&h, v)| (h, v.as_slice()))
+        .collect();
+    let path = write_table(
+        dir,
+        &TableSpec {
+            material: m,
+            metric,
+            halves: &halves,
+        },
+    )
+    .unwrap();
+    (path, vals)
+}
+
+#[test]
+fn written_values_read_back() {
+    let dir = temp_dir("roundtrip");
+    for (name, depth, width) in [("KQK", 10, 1), ("KQKQ", 127, 2), ("KRK", 126, 1)] {
+        let (path, vals) = write(&dir, name, Metric::Dtm, depth);
+        assert_eq!(path.file_name().unwrap().to_str().unwrap(), file_name(&Material::parse(name).unwrap(), Metric::Dtm));
+        let t = TableFile::open(&path).unwrap();
+        let h = t.header();
+        assert_eq!(h.endgame, name);
+        assert_eq!(h.metric, Metric::Dtm);
+        assert_eq!(h.value_width, width, "{name}");
+        let idx = EndgameIndex::new(&Material::parse(name).unwrap());
+        for (k, &half) in idx.stored_halves().iter().enumerate() {
+            assert_eq!(t.entries(half), Some(idx.size(half)));
+            for (i, v) in vals[k].iter().enumerate() {
+                assert_eq!(t.value(half, i as u64), Some(*v), "{name} {half:?} {i}");
+            }
+            assert_eq!(t.value(half, idx.size(half)), None);
+        }
+        if name == "KQKQ" {
+            assert_eq!(t.entries(Half::Wtm), None, "a symmetric endgame stores btm only");
+        }
+        // No temporary file is left behind.
+        let leftovers: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().contains("tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_writer_refuses_what_it_cannot_store() {
+    let dir = temp_dir("refuse");
+    let m = Material::parse("KRKQ").unwrap();
+    let v = [TbValue::DRAW];
+    let r = write_table(
+        &dir,
+        &TableSpec {
+            material: m,
+            metric: Metric::Dtm,
+            halves: &[(Half::Wtm, &v)],
+        },
+    );
+    assert!(matches!(r, Err(TableError::BadInput(_))), "non-canonical colouring");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Each damaged copy of a good file, with the error the reader must give and the words tbinfo
+/// must print.
+fn damage(path: &Path, how: &str) {
+    let mut b = fs::read(path).unwrap();
+    match how {
+        "truncated-payload" => b.truncate(b.len() - 100),
+        "truncated-header" => b.truncate(100),
+        "flipped-payload" => {
+            let i = b.len() - 5000;
+            b[i] ^= 0x10;
+        }
+        "flipped-header" => b[20] ^= 0x01, // a letter of the endgame name
+        "magic" => b[0] = b'X',
+        "newer" => b[8] = 2, // format version 2
+        _ => unreachable!(),
+    }
+    fs::write(path, b).unwrap();
+}
+
+fn engine(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_engine")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn damaged_files_are_refused_and_reported() {
+    let cases: [(&str, &str, fn(&TableError) -> bool); 6] = [
+        ("truncated-payload", "truncated", |e| matches!(e, TableError::Truncated { .. })),
+        ("truncated-header", "truncated", |e| matches!(e, TableError::Truncated { .. })),
+        ("flipped-payload", "checksum mismatch", |e| matches!(e, TableError::ChecksumMismatch { .. })),
+        ("flipped-header", "corrupt header", |e| matches!(e, TableError::Corrupt { .. })),
+        ("magic", "bad magic", |e| matches!(e, TableError::BadMagic { .. })),
+        ("newer", "newer version", |e| matches!(e, TableError::NewerVersion { .. })),
+    ];
+    for (how, words, is_right) in cases {
+        let dir = temp_dir(how);
+        let (path, _) = write(&dir, "KQK", Metric::Dtm, 10);
+        assert!(TableFile::open(&path).is_ok());
+        damage(&path, how);
+        match TableFile::open(&path) {
+            Ok(_) => panic!("{how}: damaged file accepted"),
+            Err(e) => {
+                assert!(is_right(&e), "{how}: wrong error {e}");
+                assert!(e.to_string().contains(words), "{how}: message '{e}'");
+            }
+        }
+        let (code, out, err) = engine(&["tbinfo", "KQK", "--dir", dir.to_str().unwrap()]);
+        assert_eq!(code, 2, "{how}: exit status; stdout {out} stderr {err}");
+        assert!(out.contains(words), "{how}: tbinfo said {out}");
+        assert!(!err.contains("panicked"), "{how}: {err}");
+        let (code, out, _) = engine(&["tbinfo", "KQK", "--dir", dir.to_str().unwrap(), "--json"]);
+        assert_eq!(code, 2);
+        assert!(out.contains("\"status\": \"error\"") && out.contains(words), "{how}: {out}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_file_of_another_endgame_is_refused() {
+    let dir = temp_dir("wrong");
+    let (path, _) = write(&dir, "KQK", Metric::Dtm, 10);
+    let r = TableFile::open_for(&path, &Material::parse("KRK").unwrap(), Metric::Dtm);
+    assert!(matches!(r, Err(TableError::WrongEndgame { .. })));
+    let r = TableFile::open_for(&path, &Material::parse("KQK").unwrap(), Metric::Dtz);
+    assert!(matches!(r, Err(TableError::WrongEndgame { .. })));
+    // Renamed to another endgame's name, tbinfo refuses it.
+    fs::rename(&path, dir.join("KRK.dtm.ftb")).unwrap();
+    let (code, out, _) = engine(&["tbinfo", "KRK", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(out.contains("wrong endgame"), "{out}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn tbinfo_reports_sizes_and_file_statistics() {
+    let dir = temp_dir("stats");
+    let (_, dtm) = write(&dir, "KRKN", Metric::Dtm, 40);
+    let (_, dtz) = write(&dir, "KRKN", Metric::Dtz, 13);
+    let (code, out, err) = engine(&["tbinfo", "KNKR", "--dir", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let idx = EndgameIndex::new(&Material::parse("KRKN").unwrap());
+    assert!(out.starts_with("{\"endgame\": \"KRKN\""), "{out}");
+    assert!(out.contains(&format!(
+        "\"sizes\": {{\"wtm\": {}, \"btm\": {}}}",
+        idx.size(Half::Wtm),
+        idx.size(Half::Btm)
+    )));
+    assert!(out.contains(&format!(
+        "\"broken\": {{\"wtm\": {}, \"btm\": {}}}",
+        idx.count_broken(Half::Wtm),
+        idx.count_broken(Half::Btm)
+    )));
+    for (k, half) in [Half::Wtm, Half::Btm].into_iter().enumerate() {
+        let count = |f: fn(&Outcome) -> bool| dtm[k].iter().filter(|v| f(&v.outcome())).count();
+        let deepest = |vals: &Vec<TbValue>, win: bool| {
+            vals.iter()
+                .filter_map(|v| match (v.outcome(), win) {
+                    (Outcome::Win(n), true) | (Outcome::Loss(n), false) => Some(n),
+                    _ => None,
+                })
+                .max()
+                .unwrap()
+        };
+        let want = format!(
+            "\"{}\": {{\"wins\": {}, \"draws\": {}, \"losses\": {}, \"broken\": {}, \"max_dtm_win\": {}, \"max_dtm_loss\": {}, \"max_dtz_win\": {}, \"max_dtz_loss\": {}, \"max_dtz50_win\": null, \"max_dtz50_loss\": null}}",
+            half.name(),
+            count(|o| matches!(o, Outcome::Win(_))),
+            count(|o| matches!(o, Outcome::Draw)),
+            count(|o| matches!(o, Outcome::Loss(_))),
+            count(|o| matches!(o, Outcome::Broken)),
+            deepest(&dtm[k], true),
+            deepest(&dtm[k], false),
+            deepest(&dtz[k], true),
+            deepest(&dtz[k], false),
+        );
+        assert!(out.contains(&want), "missing {want} in {out}");
+    }
+    let (code, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(text.contains("checksum ok") && text.contains("dtz50 file KRKN.dtz50.ftb: not present"), "{text}");
+    fs::remove_dir_all(&dir).unwrap();
+}
