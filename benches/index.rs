@@ -17,7 +17,9 @@ fn main() {
         "{:<8} {:>5} {:>14} {:>12} {:>14} {:>14} {:>10}",
         "endgame", "half", "entries", "broken %", "decode/s", "index/s", "own KiB"
     );
-    for name in ["KQK", "KPK", "KQKR", "KRPK", "KPKP", "KQRKR", "KRPKP", "KQPKQ", "KBNNK", "KPPKP"] {
+    for name in [
+        "KQK", "KPK", "KQKR", "KRPK", "KPKP", "KQRKR", "KRPKP", "KQPKQ", "KBNNK", "KPPKP",
+    ] {
         let m = Material::parse(name).unwrap();
         let t0 = Instant::now();
         let idx = EndgameIndex::new(&m);

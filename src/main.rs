@@ -44,6 +44,29 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Build endgame tables (DTM, DTZ, DTZ50) with the sub-endgames they need, then verify them.
+    Gentb {
+        /// Endgames to build, e.g. KQKR KRPKR (either colouring).
+        endgames: Vec<String>,
+        /// Build every endgame with up to N men (kings included).
+        #[arg(long)]
+        men: Option<u8>,
+        /// Directory of the table files.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Rebuild the named endgames even if their tables are present and valid.
+        #[arg(long)]
+        force: bool,
+        /// Only verify the named endgames' present tables.
+        #[arg(long)]
+        verify: bool,
+        /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.
+        #[arg(long)]
+        bench: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -57,6 +80,32 @@ fn main() -> ExitCode {
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth }) => run_bench(depth),
         Some(Command::Tbinfo { endgame, dir, json }) => run_tbinfo(&endgame, &dir, json),
+        Some(Command::Gentb {
+            endgames,
+            men,
+            dir,
+            threads,
+            force,
+            verify,
+            bench,
+        }) => {
+            let args = fortress::egtb::generate::cli::GentbArgs {
+                endgames,
+                men,
+                dir,
+                threads,
+                force,
+                verify,
+                bench,
+            };
+            match fortress::egtb::generate::cli::run(&args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("gentb: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }
 

@@ -88,7 +88,11 @@ fn exhaustive(name: &str) {
     let ep = m.has_en_passant();
     let marks: Vec<Vec<AtomicU64>> = Half::BOTH
         .iter()
-        .map(|&h| (0..idx.size(h).div_ceil(64)).map(|_| AtomicU64::new(0)).collect())
+        .map(|&h| {
+            (0..idx.size(h).div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        })
         .collect();
     let check = |p: &TbPosition| {
         let (h, i) = idx
@@ -117,7 +121,10 @@ fn exhaustive(name: &str) {
     // The entries reached are exactly those that decode, and decoding is the inverse.
     let row = broken_table().into_iter().find(|r| r.0 == name).unwrap();
     for &h in idx.stored_halves() {
-        let reached: u64 = marks[h as usize].iter().map(|w| w.load(Ordering::Relaxed).count_ones() as u64).sum();
+        let reached: u64 = marks[h as usize]
+            .iter()
+            .map(|w| w.load(Ordering::Relaxed).count_ones() as u64)
+            .sum();
         let published = if h == Half::Wtm { row.1 } else { row.2 };
         assert_eq!(
             idx.size(h) - reached,
@@ -127,7 +134,9 @@ fn exhaustive(name: &str) {
         let bad = (0..idx.size(h))
             .into_par_iter()
             .filter(|&i| {
-                let hit = marks[h as usize][(i / 64) as usize].load(Ordering::Relaxed) >> (i % 64) & 1 != 0;
+                let hit = marks[h as usize][(i / 64) as usize].load(Ordering::Relaxed) >> (i % 64)
+                    & 1
+                    != 0;
                 match idx.decode(h, i) {
                     None => hit,
                     Some(d) => !hit || !legal(&d) || idx.index(&d) != Some((h, i)),
@@ -137,7 +146,10 @@ fn exhaustive(name: &str) {
         assert_eq!(bad, 0, "{name} {h:?}: {bad} entries where decode disagrees");
     }
     if symmetric {
-        assert_eq!(row.1, row.2, "{name}: a symmetric endgame's halves must match");
+        assert_eq!(
+            row.1, row.2,
+            "{name}: a symmetric endgame's halves must match"
+        );
         assert_eq!(idx.count_broken(Half::Wtm), row.1);
     }
 }

@@ -9,7 +9,11 @@ fn rows(csv: &str) -> Vec<(String, u64, u64)> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let f: Vec<&str> = l.trim().split(',').collect();
-            (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap())
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -28,7 +32,12 @@ fn index_sizes_match_the_paper() {
             wrong.push(format!("{name}: got {got:?}, paper ({wtm}, {btm})"));
         }
     }
-    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 #[test]

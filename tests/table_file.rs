@@ -35,7 +35,11 @@ fn values(idx: &EndgameIndex, half: Half, max_depth: u16) -> Vec<TbValue> {
 fn write(dir: &Path, name: &str, metric: Metric, max_depth: u16) -> (PathBuf, Vec<Vec<TbValue>>) {
     let m = Material::parse(name).unwrap();
     let idx = EndgameIndex::new(&m);
-    let vals: Vec<Vec<TbValue>> = idx.stored_halves().iter().map(|&h| values(&idx, h, max_depth)).collect();
+    let vals: Vec<Vec<TbValue>> = idx
+        .stored_halves()
+        .iter()
+        .map(|&h| values(&idx, h, max_depth))
+        .collect();
     let halves: Vec<(Half, &[TbValue])> = idx
         .stored_halves()
         .iter()
@@ -59,7 +63,10 @@ fn written_values_read_back() {
     let dir = temp_dir("roundtrip");
     for (name, depth, width) in [("KQK", 10, 1), ("KQKQ", 127, 2), ("KRK", 126, 1)] {
         let (path, vals) = write(&dir, name, Metric::Dtm, depth);
-        assert_eq!(path.file_name().unwrap().to_str().unwrap(), file_name(&Material::parse(name).unwrap(), Metric::Dtm));
+        assert_eq!(
+            path.file_name().unwrap().to_str().unwrap(),
+            file_name(&Material::parse(name).unwrap(), Metric::Dtm)
+        );
         let t = TableFile::open(&path).unwrap();
         let h = t.header();
         assert_eq!(h.endgame, name);
@@ -74,7 +81,11 @@ fn written_values_read_back() {
             assert_eq!(t.value(half, idx.size(half)), None);
         }
         if name == "KQKQ" {
-            assert_eq!(t.entries(Half::Wtm), None, "a symmetric endgame stores btm only");
+            assert_eq!(
+                t.entries(Half::Wtm),
+                None,
+                "a symmetric endgame stores btm only"
+            );
         }
         // No temporary file is left behind.
         let leftovers: Vec<_> = fs::read_dir(&dir)
@@ -100,7 +111,10 @@ fn the_writer_refuses_what_it_cannot_store() {
             halves: &[(Half::Wtm, &v)],
         },
     );
-    assert!(matches!(r, Err(TableError::BadInput(_))), "non-canonical colouring");
+    assert!(
+        matches!(r, Err(TableError::BadInput(_))),
+        "non-canonical colouring"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -124,7 +138,10 @@ fn damage(path: &Path, how: &str) {
 }
 
 fn engine(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_engine")).args(args).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(args)
+        .output()
+        .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -135,12 +152,24 @@ fn engine(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn damaged_files_are_refused_and_reported() {
     let cases: [(&str, &str, fn(&TableError) -> bool); 6] = [
-        ("truncated-payload", "truncated", |e| matches!(e, TableError::Truncated { .. })),
-        ("truncated-header", "truncated", |e| matches!(e, TableError::Truncated { .. })),
-        ("flipped-payload", "checksum mismatch", |e| matches!(e, TableError::ChecksumMismatch { .. })),
-        ("flipped-header", "corrupt header", |e| matches!(e, TableError::Corrupt { .. })),
-        ("magic", "bad magic", |e| matches!(e, TableError::BadMagic { .. })),
-        ("newer", "newer version", |e| matches!(e, TableError::NewerVersion { .. })),
+        ("truncated-payload", "truncated", |e| {
+            matches!(e, TableError::Truncated { .. })
+        }),
+        ("truncated-header", "truncated", |e| {
+            matches!(e, TableError::Truncated { .. })
+        }),
+        ("flipped-payload", "checksum mismatch", |e| {
+            matches!(e, TableError::ChecksumMismatch { .. })
+        }),
+        ("flipped-header", "corrupt header", |e| {
+            matches!(e, TableError::Corrupt { .. })
+        }),
+        ("magic", "bad magic", |e| {
+            matches!(e, TableError::BadMagic { .. })
+        }),
+        ("newer", "newer version", |e| {
+            matches!(e, TableError::NewerVersion { .. })
+        }),
     ];
     for (how, words, is_right) in cases {
         let dir = temp_dir(how);
@@ -160,7 +189,10 @@ fn damaged_files_are_refused_and_reported() {
         assert!(!err.contains("panicked"), "{how}: {err}");
         let (code, out, _) = engine(&["tbinfo", "KQK", "--dir", dir.to_str().unwrap(), "--json"]);
         assert_eq!(code, 2);
-        assert!(out.contains("\"status\": \"error\"") && out.contains(words), "{how}: {out}");
+        assert!(
+            out.contains("\"status\": \"error\"") && out.contains(words),
+            "{how}: {out}"
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -227,6 +259,9 @@ fn tbinfo_reports_sizes_and_file_statistics() {
     }
     let (code, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
-    assert!(text.contains("checksum ok") && text.contains("dtz50 file KRKN.dtz50.ftb: not present"), "{text}");
+    assert!(
+        text.contains("checksum ok") && text.contains("dtz50 file KRKN.dtz50.ftb: not present"),
+        "{text}"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }

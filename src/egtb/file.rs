@@ -305,7 +305,10 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
     let mut seen = [false; 2];
     for (h, _) in spec.halves {
         if std::mem::replace(&mut seen[*h as usize], true) {
-            return Err(TableError::BadInput(format!("half {} given twice", h.name())));
+            return Err(TableError::BadInput(format!(
+                "half {} given twice",
+                h.name()
+            )));
         }
     }
     let max_raw = spec
@@ -449,7 +452,11 @@ impl TableFile {
     }
 
     /// Opens a file and checks it holds `material` (canonicalised) for `metric`.
-    pub fn open_for(path: &Path, material: &Material, metric: Metric) -> Result<TableFile, TableError> {
+    pub fn open_for(
+        path: &Path,
+        material: &Material,
+        metric: Metric,
+    ) -> Result<TableFile, TableError> {
         let t = TableFile::open(path)?;
         let want = material.canonical().0.to_string();
         if t.header.endgame != want || t.header.metric != metric {
@@ -551,9 +558,13 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
         return Err(corrupt("header checksum does not match".into()));
     }
     if version == 0 || get_u32(b, 12) as usize != HEADER_LEN {
-        return Err(corrupt(format!("version {version}, header length {}", get_u32(b, 12))));
+        return Err(corrupt(format!(
+            "version {version}, header length {}",
+            get_u32(b, 12)
+        )));
     }
-    let metric = Metric::from_code(b[32]).ok_or_else(|| corrupt(format!("metric code {}", b[32])))?;
+    let metric =
+        Metric::from_code(b[32]).ok_or_else(|| corrupt(format!("metric code {}", b[32])))?;
     let (encoding, width, halves, compression, scheme) = (b[33], b[34], b[35], b[36], b[37]);
     if encoding != ENCODING_WDL_DEPTH {
         return Err(corrupt(format!("value encoding {encoding}")));
@@ -585,7 +596,10 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
         });
     }
     if len > expected {
-        return Err(corrupt(format!("{} bytes after the payload", len - expected)));
+        return Err(corrupt(format!(
+            "{} bytes after the payload",
+            len - expected
+        )));
     }
     let mut sections = [None, None];
     let mut entries = [None, None];
@@ -610,7 +624,10 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
                 == Some(s.len)
             && s.offset.checked_add(s.len).is_some_and(|end| end <= len);
         if !sound {
-            return Err(corrupt(format!("section of half {} does not add up", h.name())));
+            return Err(corrupt(format!(
+                "section of half {} does not add up",
+                h.name()
+            )));
         }
         next = s.offset + s.len;
         entries[h as usize] = Some(s.entries);

@@ -872,9 +872,7 @@ impl HalfIndex {
                     let a = t.avail[etype as usize][kn.index()];
                     n - (((a >> ks.0) & 1) as u8 & (ks.0 < s.0) as u8)
                 }
-                Numbering::PawnsOffKings => {
-                    x_number(s, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0))
-                }
+                Numbering::PawnsOffKings => x_number(s, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0)),
                 Numbering::Pawns { .. } => x_number(s, RANK_1 | excl),
                 Numbering::Free { .. } => x_number(s, (1u64 << ks.0) | (1u64 << kn.0) | excl),
             };
@@ -911,9 +909,7 @@ impl HalfIndex {
                     };
                     Square(t.square[e][kn.index()][x as usize])
                 }
-                Numbering::PawnsOffKings => {
-                    x_square(x, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0))
-                }
+                Numbering::PawnsOffKings => x_square(x, RANK_1 | (1u64 << ks.0) | (1u64 << kn.0)),
                 Numbering::Pawns { .. } => x_square(x, RANK_1 | excl),
                 Numbering::Free { .. } => x_square(x, (1u64 << ks.0) | (1u64 << kn.0) | excl),
             };
@@ -944,9 +940,7 @@ impl HalfIndex {
         let mut coord = [0u64; MAX_GROUPS];
         for i in 0..l.n {
             let g = &l.groups[i];
-            let own = sym
-                .bitboard(pos.pieces[g.color.index()][g.kind.index()])
-                .0;
+            let own = sym.bitboard(pos.pieces[g.color.index()][g.kind.index()]).0;
             sq[i] = own;
             let excl = excl_squares(g.excl, &sq);
             coord[i] = if g.flipped {
@@ -987,9 +981,7 @@ impl HalfIndex {
         let mut coord = [0u64; MAX_GROUPS];
         for i in 0..l.n {
             let g = &l.groups[i];
-            let mut own = sym
-                .bitboard(pos.pieces[g.color.index()][g.kind.index()])
-                .0;
+            let mut own = sym.bitboard(pos.pieces[g.color.index()][g.kind.index()]).0;
             if g.kind == PieceType::Pawn {
                 own &= !((1u64 << capturer.0) | (1u64 << pushed.0));
             }
@@ -1227,7 +1219,9 @@ impl EndgameIndex {
     fn half(&self, half: Half) -> &HalfIndex {
         match &self.halves[half as usize] {
             Some(h) => h,
-            None => self.halves[Half::Btm as usize].as_ref().expect("btm always built"),
+            None => self.halves[Half::Btm as usize]
+                .as_ref()
+                .expect("btm always built"),
         }
     }
 
@@ -1330,7 +1324,9 @@ impl EndgameIndex {
         self.halves
             .iter()
             .flatten()
-            .map(|h| (h.kk_base.capacity() + h.ep_base.capacity()) * 8 + std::mem::size_of::<HalfIndex>())
+            .map(|h| {
+                (h.kk_base.capacity() + h.ep_base.capacity()) * 8 + std::mem::size_of::<HalfIndex>()
+            })
             .sum()
     }
 }
@@ -1356,7 +1352,10 @@ mod tests {
             *TABLES.kk_pawnless.list.last().unwrap(),
             (Square(27), Square::H8)
         );
-        assert_eq!(*TABLES.kk_pawns.list.last().unwrap(), (Square::D8, Square::H8));
+        assert_eq!(
+            *TABLES.kk_pawns.list.last().unwrap(),
+            (Square::D8, Square::H8)
+        );
     }
 
     #[test]

@@ -84,7 +84,9 @@ pub fn tbinfo(endgame: &str, dir: &Path) -> Result<Report, MaterialError> {
         }
         let s = stats.get_or_insert_with(Default::default);
         let m = metric as usize - 1;
-        let count_outcomes = m == 0 || s.iter().all(|h| h.wins + h.draws + h.losses + h.broken == 0);
+        let count_outcomes = m == 0
+            || s.iter()
+                .all(|h| h.wins + h.draws + h.losses + h.broken == 0);
         for &h in index.stored_halves() {
             let st = &mut s[h as usize];
             for i in 0..index.size(h) {
@@ -108,7 +110,11 @@ pub fn tbinfo(endgame: &str, dir: &Path) -> Result<Report, MaterialError> {
                 }
             }
         }
-        files.push((metric, name, FileStatus::Ok(Box::new(table.header().clone()))));
+        files.push((
+            metric,
+            name,
+            FileStatus::Ok(Box::new(table.header().clone())),
+        ));
     }
     // A symmetric endgame stores Btm only; Wtm is the same positions with colours flipped.
     if let Some(s) = stats.as_mut() {
@@ -161,11 +167,20 @@ pub fn to_json(r: &Report) -> String {
         if i > 0 {
             o.push_str(", ");
         }
-        let _ = write!(o, "{{\"metric\": {}, \"file\": {}, ", json_str(metric.name()), json_str(name));
+        let _ = write!(
+            o,
+            "{{\"metric\": {}, \"file\": {}, ",
+            json_str(metric.name()),
+            json_str(name)
+        );
         match status {
             FileStatus::Missing => o.push_str("\"status\": \"missing\"}"),
             FileStatus::Bad(e) => {
-                let _ = write!(o, "\"status\": \"error\", \"error\": {}}}", json_str(&e.to_string()));
+                let _ = write!(
+                    o,
+                    "\"status\": \"error\", \"error\": {}}}",
+                    json_str(&e.to_string())
+                );
             }
             FileStatus::Ok(h) => {
                 let _ = write!(
@@ -230,7 +245,10 @@ pub fn to_text(r: &Report) -> String {
         );
     }
     if r.material.is_symmetric() {
-        let _ = writeln!(o, "  (same men on both sides: only btm is stored, wtm is probed with colours flipped)");
+        let _ = writeln!(
+            o,
+            "  (same men on both sides: only btm is stored, wtm is probed with colours flipped)"
+        );
     }
     for (metric, name, status) in &r.files {
         match status {

@@ -282,7 +282,10 @@ mod tests {
         let all = Material::all_up_to(5);
         assert_eq!(all.len(), 146); // KK + 145
         let by_men = |n| all.iter().filter(|m| m.men() == n).count();
-        assert_eq!((by_men(2), by_men(3), by_men(4), by_men(5)), (1, 5, 30, 110));
+        assert_eq!(
+            (by_men(2), by_men(3), by_men(4), by_men(5)),
+            (1, 5, 30, 110)
+        );
         assert!(all.iter().all(|m| m.is_canonical()));
     }
 
@@ -298,8 +301,13 @@ mod tests {
         };
         // KPKP: captures give KPK; promotions give KQKP, ...; capture-promotions give KQK, ...
         let kpkp = names("KPKP");
-        for want in ["KPK", "KQKP", "KRKP", "KBKP", "KNKP", "KQK", "KRK", "KBK", "KNK"] {
-            assert!(kpkp.contains(&want.to_string()), "{want} missing from {kpkp:?}");
+        for want in [
+            "KPK", "KQKP", "KRKP", "KBKP", "KNKP", "KQK", "KRK", "KBK", "KNK",
+        ] {
+            assert!(
+                kpkp.contains(&want.to_string()),
+                "{want} missing from {kpkp:?}"
+            );
         }
         assert_eq!(kpkp.len(), 9);
         let kqrkp = names("KQRKP");

@@ -92,7 +92,10 @@ pub fn legal(p: &TbPosition) -> bool {
         }
         occ |= 1 << s.0;
     }
-    let kings = |c: Color| list.iter().filter(move |m| m.0 == c && m.1 == PieceType::King);
+    let kings = |c: Color| {
+        list.iter()
+            .filter(move |m| m.0 == c && m.1 == PieceType::King)
+    };
     if kings(Color::White).count() != 1 || kings(Color::Black).count() != 1 {
         return false;
     }
@@ -115,7 +118,11 @@ pub fn legal(p: &TbPosition) -> bool {
         return false;
     }
     if let Some(ep) = p.ep {
-        let (ep_rank, dir): (u8, i32) = if p.stm == Color::White { (5, -1) } else { (2, 1) };
+        let (ep_rank, dir): (u8, i32) = if p.stm == Color::White {
+            (5, -1)
+        } else {
+            (2, 1)
+        };
         if ep.rank() != ep_rank {
             return false;
         }
@@ -156,7 +163,10 @@ pub fn same_up_to_symmetry(p: &TbPosition, d: &TbPosition, pawns: bool, symmetri
                 return false;
             }
             // Compare the kings first: most symmetries fail there, cheaply.
-            (s.square(c.king(Color::White)), s.square(c.king(Color::Black))) == dk
+            (
+                s.square(c.king(Color::White)),
+                s.square(c.king(Color::Black)),
+            ) == dk
                 && c.transformed(s) == *d
         })
     })
@@ -166,7 +176,11 @@ pub fn same_up_to_symmetry(p: &TbPosition, d: &TbPosition, pawns: bool, symmetri
 /// have double-stepped beside a stm pawn with the squares it crossed empty.
 pub fn for_each_ep_variant(p: &TbPosition, f: &mut dyn FnMut(&TbPosition)) {
     let sntm = !p.stm;
-    let (rank, dir): (u8, i32) = if p.stm == Color::White { (4, 1) } else { (3, -1) };
+    let (rank, dir): (u8, i32) = if p.stm == Color::White {
+        (4, 1)
+    } else {
+        (3, -1)
+    };
     if p.pieces[p.stm.index()][PieceType::Pawn.index()].is_empty() {
         return;
     }
@@ -210,7 +224,11 @@ pub fn csv_rows(csv: &str) -> Vec<(String, u64, u64)> {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let f: Vec<&str> = l.trim().split(',').collect();
-            (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap())
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
         })
         .collect()
 }
