@@ -7,5 +7,6 @@ pub mod bench;
 pub mod chess;
 pub mod egtb;
 pub mod eval;
+pub mod recognize;
 pub mod search;
 pub mod uci;

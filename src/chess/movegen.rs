@@ -41,6 +41,10 @@ impl MoveList {
         self.len += 1;
     }
     #[inline(always)]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+    #[inline(always)]
     pub fn len(&self) -> usize {
         self.len
     }

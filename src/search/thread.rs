@@ -124,6 +124,7 @@ pub(crate) struct Shared<'a> {
     pub nodes: AtomicU64,
     pub tbhits: AtomicU64,
     pub threads: usize,
+    pub blockage_detection: bool,
 }
 
 impl Shared<'_> {
@@ -147,6 +148,8 @@ pub struct Engine {
     pub threads: usize,
     pub multipv: usize,
     pub move_overhead_ms: u64,
+    /// Whether pawn endings consult the blockage (fence) detector.
+    pub blockage_detection: bool,
 }
 
 impl Engine {
@@ -156,6 +159,7 @@ impl Engine {
             threads: 1,
             multipv: 1,
             move_overhead_ms: 10,
+            blockage_detection: true,
         }
     }
 
@@ -205,6 +209,7 @@ impl Engine {
             nodes: AtomicU64::new(0),
             tbhits: AtomicU64::new(0),
             threads: self.threads.max(1),
+            blockage_detection: self.blockage_detection,
         };
 
         let mut root_moves: Vec<RootMove> = legal_moves(pos)

@@ -2,12 +2,13 @@
 //! search with its pruning and reductions, and quiescence. The main thread (id 0) also keeps the
 //! clock and reports; helper threads of Lazy SMP search the same root and share only the table.
 
-use super::knowledge::{self, Knowledge};
+use super::knowledge::{Knowledge, Verdict};
 use super::ordering::{is_quiet, pick, score_moves, History};
 use super::see::see_ge;
 use super::thread::{make_report, Report, Shared};
 use super::tt::Bound;
 use super::value::{is_mate_score, mate_in, mate_moves, mated_in, Value, DRAW, INFINITE, MAX_PLY};
+use crate::chess::movegen::MAX_MOVES;
 use crate::chess::{generate, Gen, Move, MoveList, PieceType, Position};
 use crate::eval::evaluate;
 use once_cell::sync::Lazy;
@@ -45,7 +46,15 @@ static LMR: Lazy<[[i32; 64]; 64]> = Lazy::new(|| {
     t
 });
 
+/// Move list and ordering scores of one ply, kept across nodes so that no node clears 1.5 KB.
+struct PlyMoves {
+    list: MoveList,
+    scores: [i32; MAX_MOVES],
+}
+
 pub(crate) struct Worker<'a> {
+    stack: Vec<PlyMoves>,
+    knowledge: Knowledge,
     shared: &'a Shared<'a>,
     pos: Position,
     id: usize,
@@ -69,6 +78,13 @@ impl<'a> Worker<'a> {
         id: usize,
     ) -> Worker<'a> {
         Worker {
+            knowledge: Knowledge::new(shared.blockage_detection),
+            stack: (0..MAX_PLY + 2)
+                .map(|_| PlyMoves {
+                    list: MoveList::new(),
+                    scores: [0; MAX_MOVES],
+                })
+                .collect(),
             shared,
             pos,
             id,
@@ -299,7 +315,7 @@ impl<'a> Worker<'a> {
         &mut self,
         mut alpha: Value,
         mut beta: Value,
-        mut depth: i32,
+        depth: i32,
         ply: usize,
     ) -> Value {
         self.pv_len[ply] = ply;
@@ -329,10 +345,32 @@ impl<'a> Worker<'a> {
         if alpha >= beta {
             return alpha;
         }
-        if let Knowledge::Exact(v) = knowledge::probe(&self.pos) {
-            return v;
+        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+            Verdict::Exact(v) => return v,
+            Verdict::AtMost(v) => (-INFINITE, v),
+            Verdict::AtLeast(v) => (v, INFINITE),
+            Verdict::Unknown => (-INFINITE, INFINITE),
+        };
+        // A known bound narrows the window (the paper's beta = DRAW), and the node's result is
+        // clamped to it, so that no fail-soft score can claim more than is known.
+        if alpha >= hi {
+            return hi;
         }
+        if beta <= lo {
+            return lo;
+        }
+        let v = self.search_node::<PV>(alpha.max(lo), beta.min(hi), depth, ply, in_check);
+        v.clamp(lo, hi)
+    }
 
+    fn search_node<const PV: bool>(
+        &mut self,
+        mut alpha: Value,
+        beta: Value,
+        mut depth: i32,
+        ply: usize,
+        in_check: bool,
+    ) -> Value {
         let key = self.pos.key();
         let tt = self.shared.tt.probe(key, ply);
         let tt_move = tt.map_or(Move::NONE, |e| e.mv);
@@ -388,17 +426,18 @@ impl<'a> Worker<'a> {
             depth -= 1;
         }
 
-        let mut list = MoveList::new();
-        generate(&self.pos, Gen::All, &mut list);
-        if list.is_empty() {
+        let counter = self.counter_move();
+        let buf = &mut self.stack[ply];
+        buf.list.clear();
+        generate(&self.pos, Gen::All, &mut buf.list);
+        if buf.list.is_empty() {
             return if in_check { mated_in(ply) } else { DRAW };
         }
-        let mut scores = [0i32; crate::chess::movegen::MAX_MOVES];
-        let counter = self.counter_move();
+        let move_count = buf.list.len();
         score_moves(
             &self.pos,
-            &list,
-            &mut scores,
+            &buf.list,
+            &mut buf.scores,
             tt_move,
             self.killers[ply],
             counter,
@@ -413,8 +452,11 @@ impl<'a> Worker<'a> {
         let mut searched = 0usize;
         let side = self.pos.side_to_move().index();
 
-        for i in 0..list.len() {
-            let (m, _) = pick(&mut list, &mut scores, i);
+        for i in 0..move_count {
+            let (m, order_score) = {
+                let buf = &mut self.stack[ply];
+                pick(&mut buf.list, &mut buf.scores, i)
+            };
             let quiet = is_quiet(&self.pos, m);
             if best_score > -super::value::MATE_BOUND && !in_check {
                 if quiet {
@@ -439,7 +481,7 @@ impl<'a> Worker<'a> {
                 score = -self.search::<PV>(-beta, -alpha, new_depth, ply + 1);
             } else {
                 let mut r = 0;
-                if depth >= 3 && searched > PV as usize && (quiet || scores[i] < 0) {
+                if depth >= 3 && searched > PV as usize && (quiet || order_score < 0) {
                     r = LMR[depth.min(63) as usize][searched.min(63)];
                     r += !PV as i32;
                     r -= improving as i32;
@@ -529,7 +571,7 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn qsearch<const PV: bool>(&mut self, mut alpha: Value, beta: Value, ply: usize) -> Value {
+    fn qsearch<const PV: bool>(&mut self, alpha: Value, beta: Value, ply: usize) -> Value {
         self.count_node();
         if self.stop {
             return 0;
@@ -542,9 +584,29 @@ impl<'a> Worker<'a> {
         if ply >= MAX_PLY - 1 {
             return if in_check { DRAW } else { evaluate(&self.pos) };
         }
-        if let Knowledge::Exact(v) = knowledge::probe(&self.pos) {
-            return v;
+        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+            Verdict::Exact(v) => return v,
+            Verdict::AtMost(v) => (-INFINITE, v),
+            Verdict::AtLeast(v) => (v, INFINITE),
+            Verdict::Unknown => (-INFINITE, INFINITE),
+        };
+        if alpha >= hi {
+            return hi;
         }
+        if beta <= lo {
+            return lo;
+        }
+        let v = self.qsearch_node::<PV>(alpha.max(lo), beta.min(hi), ply, in_check);
+        v.clamp(lo, hi)
+    }
+
+    fn qsearch_node<const PV: bool>(
+        &mut self,
+        mut alpha: Value,
+        beta: Value,
+        ply: usize,
+        in_check: bool,
+    ) -> Value {
         let key = self.pos.key();
         let tt = self.shared.tt.probe(key, ply);
         if let Some(e) = tt {
@@ -570,29 +632,33 @@ impl<'a> Worker<'a> {
             best_score = e;
             e
         };
-        let mut list = MoveList::new();
+        let buf = &mut self.stack[ply];
+        buf.list.clear();
         generate(
             &self.pos,
             if in_check { Gen::All } else { Gen::Captures },
-            &mut list,
+            &mut buf.list,
         );
-        if in_check && list.is_empty() {
+        if in_check && buf.list.is_empty() {
             return mated_in(ply);
         }
-        let mut scores = [0i32; crate::chess::movegen::MAX_MOVES];
+        let move_count = buf.list.len();
         let tt_move = tt.map_or(Move::NONE, |e| e.mv);
         score_moves(
             &self.pos,
-            &list,
-            &mut scores,
+            &buf.list,
+            &mut buf.scores,
             tt_move,
             [Move::NONE; 2],
             Move::NONE,
             &self.history,
         );
         let mut best_move = Move::NONE;
-        for i in 0..list.len() {
-            let (m, _) = pick(&mut list, &mut scores, i);
+        for i in 0..move_count {
+            let (m, _) = {
+                let buf = &mut self.stack[ply];
+                pick(&mut buf.list, &mut buf.scores, i)
+            };
             if !in_check && !see_ge(&self.pos, m, 0) {
                 continue;
             }

@@ -183,6 +183,11 @@ impl Session {
                 )),
             }
         };
+        let boolean = |v: Option<&str>| match v.map(str::trim) {
+            Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            _ => Err(format!("option '{}' takes true or false", canonical)),
+        };
         let Some(engine) = Arc::get_mut(&mut self.engine) else {
             self.error("options cannot change while a search is finishing");
             return;
@@ -196,11 +201,9 @@ impl Session {
                 engine.clear_hash();
                 Ok(())
             }
+            "BlockageDetection" => boolean(value).map(|b| engine.blockage_detection = b),
             // Pondering is the GUI's business (it sends `go ponder`); the option only tells it we can.
-            "Ponder" => match value.map(str::trim) {
-                Some("true") | Some("false") => Ok(()),
-                _ => Err("option 'Ponder' takes true or false".to_string()),
-            },
+            "Ponder" => boolean(value).map(|_| ()),
             _ => Err(format!("option '{}' is not handled", canonical)),
         };
         if let Err(e) = result {

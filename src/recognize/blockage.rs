@@ -1,0 +1,621 @@
+//! Blockage detection in king-and-pawn endings (Tabibi, Felner and Netanyahu 2003, Sections 2-3):
+//! "the attacker cannot win" when its fixed pawns and the squares the enemy pawns attack form a fence
+//! its king cannot cross and no pawn of its own can break it. Open points are read as in
+//! `shared/notes/blockage-reading.md` (always towards "no blockage"). The pawn-only part is cached.
+//!
+//! Everything is computed for an attacker whose pawns move north (White); Black is handled by
+//! mirroring the board, so there is one copy of the rules.
+
+use super::{Bound, Men, Outcome};
+use crate::chess::attacks::king_attacks;
+use crate::chess::{Bitboard, Color, PieceType};
+
+const FILE_A: u64 = Bitboard::FILE_A.0;
+const FILE_H: u64 = Bitboard::FILE_H.0;
+const RANK_3: u64 = 0xFF << 16;
+
+/// Squares attacked by pawns that move north.
+#[inline(always)]
+fn up_attacks(pawns: u64) -> u64 {
+    ((pawns & !FILE_A) << 7) | ((pawns & !FILE_H) << 9)
+}
+
+/// Squares attacked by pawns that move south.
+#[inline(always)]
+fn down_attacks(pawns: u64) -> u64 {
+    ((pawns & !FILE_A) >> 9) | ((pawns & !FILE_H) >> 7)
+}
+
+#[inline(always)]
+fn pawn_attacks_of(color: Color, pawns: u64) -> u64 {
+    match color {
+        Color::White => up_attacks(pawns),
+        Color::Black => down_attacks(pawns),
+    }
+}
+
+#[inline(always)]
+fn bit(sq: u8) -> u64 {
+    1u64 << sq
+}
+
+#[inline(always)]
+fn file_mask(file: u8) -> u64 {
+    FILE_A << file
+}
+
+/// The pawn structure as the detector sees it, for one attacker, in real board coordinates.
+/// Exposed so tests can compare it with the paper's captions.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct Structure {
+    /// The attacker's fixed pawns (Section 2.2).
+    pub fixed: Bitboard,
+    /// Fixed pawns plus the squares attacked by the defender's pawns (Section 2.2).
+    pub marked: Bitboard,
+    /// The fence found by the Figure 8 search; empty when there is none.
+    pub fence: Bitboard,
+    /// Defender's pawns taken off the board because they stand below the fence (Section 3).
+    pub removed: Bitboard,
+}
+
+/// The pawn-only verdict for one attacker, in real board coordinates: the squares where each king
+/// must stand for the blockage to hold. No blockage whatever the kings do: both empty.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+struct Verdict {
+    /// Below the fence.
+    attacker_king: u64,
+    /// Above the fence, and in front of every pawn the king has to hold (3.1, 3.4).
+    defender_king: u64,
+}
+
+/// Figure 8: depth-first search from `sq` towards the h-file, trying north, east, south in that
+/// order; on success the path's squares are added to `fence`.
+fn forms_fence(sq: u8, marked: u64, processed: &mut u64, fence: &mut u64) -> bool {
+    *processed |= bit(sq);
+    let (file, rank) = (sq & 7, sq >> 3);
+    if file == 7 {
+        *fence |= bit(sq);
+        return true;
+    }
+    let try_step = |to: u8, processed: &mut u64, fence: &mut u64| {
+        marked & bit(to) != 0
+            && *processed & bit(to) == 0
+            && forms_fence(to, marked, processed, fence)
+    };
+    let found = (rank < 7 && try_step(sq + 8, processed, fence))
+        || try_step(sq + 1, processed, fence)
+        || (rank > 0 && try_step(sq - 8, processed, fence));
+    if found {
+        *fence |= bit(sq);
+    }
+    found
+}
+
+/// The fence of Figure 8: starts from the topmost marked a-file square (ranks 7 down to 2).
+/// Each file of the result is one vertical run, since the path never steps west.
+fn find_fence(marked: u64) -> u64 {
+    let mut processed = 0u64;
+    let mut fence = 0u64;
+    for rank in (1..=6u8).rev() {
+        let sq = rank * 8;
+        if marked & bit(sq) != 0
+            && processed & bit(sq) == 0
+            && forms_fence(sq, marked, &mut processed, &mut fence)
+        {
+            return fence;
+        }
+    }
+    0
+}
+
+/// Squares strictly below and strictly above the fence, file by file.
+fn split_by_fence(fence: u64) -> (u64, u64) {
+    let (mut below, mut above) = (0u64, 0u64);
+    for file in 0..8u8 {
+        let column = fence & file_mask(file);
+        debug_assert!(column != 0, "a fence crosses every file");
+        let lo = column.trailing_zeros();
+        let hi = 63 - column.leading_zeros();
+        below |= file_mask(file) & ((1u64 << lo) - 1);
+        above |= file_mask(file) & ((u64::MAX << hi) << 1);
+    }
+    (below, above)
+}
+
+/// Pawns of `own` that cannot move: blocked by an enemy pawn in `blockers` or by an own fixed
+/// pawn, and with no enemy pawn of `enemy` to capture (Section 2.2).
+fn fixed_pawns(own: u64, blockers: u64, enemy: u64) -> u64 {
+    let candidates = own & !down_attacks(enemy);
+    let mut fixed = candidates & (blockers >> 8);
+    loop {
+        let next = fixed | (candidates & (fixed >> 8));
+        if next == fixed {
+            return fixed;
+        }
+        fixed = next;
+    }
+}
+
+/// Sections 2-3 for an attacker whose pawns move north: the fence with the enemy pawns below it
+/// removed (repeated until none is left, note 4), then every dynamic pawn checked.
+fn analyse_up(own: u64, enemy: u64) -> (Verdict, Structure) {
+    const NONE: Verdict = Verdict {
+        attacker_king: 0,
+        defender_king: 0,
+    };
+    let mut standing = enemy;
+    let (mut fixed, mut attacked, mut fence, mut below, mut above);
+    loop {
+        attacked = down_attacks(standing);
+        fixed = fixed_pawns(own, standing, enemy);
+        let marked = fixed | attacked;
+        fence = find_fence(marked);
+        let structure = Structure {
+            fixed: Bitboard(fixed),
+            marked: Bitboard(marked),
+            fence: Bitboard(fence),
+            removed: Bitboard(enemy & !standing),
+        };
+        if fence == 0 {
+            return (NONE, structure);
+        }
+        (below, above) = split_by_fence(fence);
+        if standing & below == 0 {
+            break;
+        }
+        // The attacker's king can win these: the defender may not count on them (Section 3).
+        standing &= !below;
+    }
+    let structure = Structure {
+        fixed: Bitboard(fixed),
+        marked: Bitboard(fixed | attacked),
+        fence: Bitboard(fence),
+        removed: Bitboard(enemy & !standing),
+    };
+
+    // Any enemy pawn a pawn of ours can take changes the structure (note 9); the only exception,
+    // a fence pawn meeting 3.2, is let through below.
+    let can_capture = own & down_attacks(enemy);
+    let all_attacked = down_attacks(enemy);
+
+    // 3.2: a pawn standing on, or arriving at, fence square `s` cannot break through if an enemy
+    // pawn two squares ahead recaptures, it is alone on its file, and the square ahead is safe.
+    let holds_on_fence = |s: u8, pawn: u8| {
+        s >> 3 <= 5
+            && standing & bit(s + 16) != 0
+            && own & file_mask(s & 7) == bit(pawn)
+            && attacked & bit(s + 8) == 0
+    };
+    // 3.4: the pawn arriving at `s` is taken by one of the two enemy pawns that block our fixed
+    // fence pawns on the neighbouring files, on the same rank below the sixth; the defending king
+    // must then stand on the pawn's file. Read narrowly (note 8): the pawn is alone on its file.
+    let exception = |s: u8, pawn: u8| {
+        let (file, rank) = (s & 7, s >> 3);
+        if file == 0 || file == 7 || rank > 4 || own & file_mask(file) != bit(pawn) {
+            return false;
+        }
+        let left = own & file_mask(file - 1);
+        let right = own & file_mask(file + 1);
+        left == bit(s - 1)
+            && right == bit(s + 1)
+            && fixed & fence & left != 0
+            && fixed & fence & right != 0
+            && standing & bit(s + 7) != 0
+            && standing & bit(s + 9) != 0
+    };
+
+    let mut defender_king = above;
+    let mut dynamic = own & !fixed;
+    while dynamic != 0 {
+        let p = dynamic.trailing_zeros() as u8;
+        dynamic &= dynamic - 1;
+        let (file, rank) = (p & 7, p >> 3);
+        let column = fence & file_mask(file);
+        let lo = (column.trailing_zeros() >> 3) as u8;
+        let hi = ((63 - column.leading_zeros()) >> 3) as u8;
+
+        if rank > hi {
+            // 3.1: above the fence; the defending king must stand in front of it. Read narrowly:
+            // on its way up it must never meet an enemy pawn's attack (it could take that pawn).
+            if can_capture & bit(p) != 0 {
+                return (NONE, structure);
+            }
+            let mut s = p;
+            while s < 56 {
+                s += 8;
+                if (own | enemy) & bit(s) != 0 {
+                    break;
+                }
+                if all_attacked & bit(s) != 0 {
+                    return (NONE, structure);
+                }
+            }
+            defender_king &= file_mask(file) & ((u64::MAX << p) << 1);
+        } else if rank >= lo {
+            // 3.2: on the fence (so on a square an enemy pawn attacks).
+            if !holds_on_fence(p, p) {
+                return (NONE, structure);
+            }
+        } else {
+            // 3.3: below the fence; walk it forward.
+            if can_capture & bit(p) != 0 {
+                return (NONE, structure);
+            }
+            let mut s = p + 8;
+            loop {
+                if own & bit(s) != 0 || standing & bit(s) != 0 {
+                    // Stopped by a pawn before meeting any enemy pawn's attack: it stays put.
+                    break;
+                }
+                if s >> 3 < lo {
+                    if all_attacked & bit(s) != 0 || s >> 3 >= 6 {
+                        return (NONE, structure);
+                    }
+                    s += 8;
+                    continue;
+                }
+                // Reached the fence on an attacked square (the only kind left at `lo`).
+                if attacked & bit(s) == 0 {
+                    return (NONE, structure);
+                }
+                if holds_on_fence(s, p) {
+                    break;
+                }
+                if exception(s, p) {
+                    defender_king &= file_mask(file);
+                    break;
+                }
+                return (NONE, structure);
+            }
+        }
+    }
+    if defender_king == 0 {
+        return (NONE, structure);
+    }
+    (
+        Verdict {
+            attacker_king: below,
+            defender_king,
+        },
+        structure,
+    )
+}
+
+/// The pawn-only verdict for `attacker`, in real coordinates; Black's by mirroring.
+fn verdict(white_pawns: u64, black_pawns: u64, attacker: Color) -> Verdict {
+    match attacker {
+        Color::White => analyse_up(white_pawns, black_pawns).0,
+        Color::Black => {
+            let v = analyse_up(black_pawns.swap_bytes(), white_pawns.swap_bytes()).0;
+            Verdict {
+                attacker_king: v.attacker_king.swap_bytes(),
+                defender_king: v.defender_king.swap_bytes(),
+            }
+        }
+    }
+}
+
+/// The detector's view of the pawns for `attacker` (fixed pawns, marked squares, fence), in real
+/// coordinates; for tests and diagnostics.
+pub fn structure(men: &Men, attacker: Color) -> Structure {
+    let wp = men.get(Color::White, PieceType::Pawn).0;
+    let bp = men.get(Color::Black, PieceType::Pawn).0;
+    match attacker {
+        Color::White => analyse_up(wp, bp).1,
+        Color::Black => {
+            let s = analyse_up(bp.swap_bytes(), wp.swap_bytes()).1;
+            Structure {
+                fixed: s.fixed.flip_rank(),
+                marked: s.marked.flip_rank(),
+                fence: s.fence.flip_rank(),
+                removed: s.removed.flip_rank(),
+            }
+        }
+    }
+}
+
+/// The king-dependent conditions, checked at every probe: kings on their sides of the fence, and
+/// the defender not in zugzwang (note 3): its king has an empty neighbour no man of the attacker
+/// attacks. With the attacker to move that square must also survive any one attacking move: we
+/// remove every square a pawn push or a king step could cover (a superset, so still sound).
+fn kings_hold(v: &Verdict, men: &Men, attacker: Color) -> bool {
+    let defender = !attacker;
+    let (Some(ak), Some(dk)) = (men.king(attacker), men.king(defender)) else {
+        return false;
+    };
+    if v.attacker_king & bit(ak.0) == 0 || v.defender_king & bit(dk.0) == 0 {
+        return false;
+    }
+    let pawns = men.get(attacker, PieceType::Pawn).0;
+    let occupied = men.occupied().0;
+    let covered = pawn_attacks_of(attacker, pawns) | king_attacks(ak).0;
+    let mut free = king_attacks(dk).0 & !occupied & !covered;
+    if men.side_to_move == attacker {
+        let (single, double) = match attacker {
+            Color::White => {
+                let s = (pawns << 8) & !occupied;
+                (s, ((s & RANK_3) << 8) & !occupied)
+            }
+            Color::Black => {
+                let s = (pawns >> 8) & !occupied;
+                (s, ((s & (RANK_3 << 24)) >> 8) & !occupied)
+            }
+        };
+        let pushed = single | double;
+        free &= !(pushed | pawn_attacks_of(attacker, pushed));
+        for step in king_attacks(ak) {
+            free &= !king_attacks(step).0;
+        }
+    }
+    free != 0
+}
+
+/// "`attacker` cannot win": an upper bound of DRAW for it (Figure 5), without the pawn hash.
+/// False whenever the detector is unsure, and for anything but a pawn ending with both kings and
+/// no en-passant capture pending.
+pub fn cannot_win(men: &Men, attacker: Color) -> bool {
+    if !applies(men) {
+        return false;
+    }
+    let wp = men.get(Color::White, PieceType::Pawn).0;
+    let bp = men.get(Color::Black, PieceType::Pawn).0;
+    kings_hold(&verdict(wp, bp, attacker), men, attacker)
+}
+
+#[inline(always)]
+fn applies(men: &Men) -> bool {
+    men.is_pawn_ending()
+        && men.en_passant.is_none()
+        && men.king(Color::White).is_some()
+        && men.king(Color::Black).is_some()
+}
+
+/// One slot of the pawn hash: the two pawn sets verify the key exactly, so a hit is never wrong.
+#[derive(Copy, Clone)]
+struct Entry {
+    white_pawns: u64,
+    black_pawns: u64,
+    verdicts: [Verdict; 2],
+}
+
+/// No real pawn set fills the whole board, so this marks an unused slot.
+const EMPTY_SLOT: u64 = u64::MAX;
+
+/// Hits and misses of the pawn hash since creation (or the last `clear`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct ProbeStats {
+    pub hits: u64,
+    pub misses: u64,
+}
+
+/// The blockage detector with its pawn hash (Section 4: one fence search per pawn structure).
+///
+/// Thread safety: each search thread owns its own table (`&mut self` on probe, no locks, no
+/// atomics); a table of 2^14 slots is under 1 MB, so a table per thread is cheap and the threads
+/// never contend. Probing never allocates: the slots are allocated once in `new`.
+pub struct BlockageTable {
+    slots: Box<[Entry]>,
+    shift: u32,
+    stats: ProbeStats,
+}
+
+impl BlockageTable {
+    /// A table of `2^log2_slots` slots of 48 bytes each (1..=24).
+    pub fn new(log2_slots: u32) -> BlockageTable {
+        let log2_slots = log2_slots.clamp(1, 24);
+        let empty = Entry {
+            white_pawns: EMPTY_SLOT,
+            black_pawns: EMPTY_SLOT,
+            verdicts: [Verdict::default(); 2],
+        };
+        BlockageTable {
+            slots: vec![empty; 1 << log2_slots].into_boxed_slice(),
+            shift: 64 - log2_slots,
+            stats: ProbeStats::default(),
+        }
+    }
+
+    /// "`attacker` cannot win" (see `cannot_win`), with the pawn-only part from the hash.
+    pub fn cannot_win(&mut self, men: &Men, attacker: Color) -> bool {
+        if !applies(men) {
+            return false;
+        }
+        let verdict = self.verdicts(men)[attacker.index()];
+        kings_hold(&verdict, men, attacker)
+    }
+
+    /// Both sides at once, for the search (Figure 5), from the side to move's point of view:
+    /// `AtMostDraw` (set `beta = DRAW`, or return DRAW if `alpha >= DRAW`) when it cannot win,
+    /// `AtLeastDraw` (raise `alpha` to DRAW) when its opponent cannot, `Exact(Draw)` when neither
+    /// can. One hash probe.
+    pub fn bound(&mut self, men: &Men) -> Option<Bound> {
+        if !applies(men) {
+            return None;
+        }
+        let verdicts = self.verdicts(men);
+        let stm = men.side_to_move;
+        let us = kings_hold(&verdicts[stm.index()], men, stm);
+        let them = kings_hold(&verdicts[(!stm).index()], men, !stm);
+        match (us, them) {
+            (true, true) => Some(Bound::Exact(Outcome::Draw)),
+            (true, false) => Some(Bound::AtMostDraw),
+            (false, true) => Some(Bound::AtLeastDraw),
+            (false, false) => None,
+        }
+    }
+
+    /// The pawn-only verdicts for both attackers: from the slot, or computed and stored.
+    #[inline(always)]
+    fn verdicts(&mut self, men: &Men) -> [Verdict; 2] {
+        let wp = men.get(Color::White, PieceType::Pawn).0;
+        let bp = men.get(Color::Black, PieceType::Pawn).0;
+        let index = (wp.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ bp.wrapping_mul(0x6A09_E667_F3BC_C909))
+        .rotate_left(17)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            >> self.shift;
+        let slot = &mut self.slots[index as usize];
+        if slot.white_pawns == wp && slot.black_pawns == bp {
+            self.stats.hits += 1;
+        } else {
+            self.stats.misses += 1;
+            *slot = Entry {
+                white_pawns: wp,
+                black_pawns: bp,
+                verdicts: [verdict(wp, bp, Color::White), verdict(wp, bp, Color::Black)],
+            };
+        }
+        slot.verdicts
+    }
+
+    pub fn stats(&self) -> ProbeStats {
+        self.stats
+    }
+
+    /// Empties every slot and zeroes the counters (new game).
+    pub fn clear(&mut self) {
+        for slot in self.slots.iter_mut() {
+            slot.white_pawns = EMPTY_SLOT;
+            slot.black_pawns = EMPTY_SLOT;
+        }
+        self.stats = ProbeStats::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Square;
+    use crate::recognize::men_from_fen;
+
+    fn squares(names: &[&str]) -> Bitboard {
+        let mut b = Bitboard::EMPTY;
+        for n in names {
+            b.set(Square::parse(n).unwrap());
+        }
+        b
+    }
+
+    #[test]
+    fn full_rank_of_marks_is_a_fence_and_splits_the_board() {
+        let marked = Bitboard::rank(3).0;
+        assert_eq!(find_fence(marked), marked);
+        let (below, above) = split_by_fence(marked);
+        assert_eq!(
+            below,
+            Bitboard::rank(0).0 | Bitboard::rank(1).0 | Bitboard::rank(2).0
+        );
+        assert_eq!(above, !(below | marked));
+    }
+
+    #[test]
+    fn fence_search_follows_north_east_south_and_backtracks() {
+        // A dead end going north from b4 (b5, b6) must be abandoned for the path along rank 4.
+        let marked = squares(&["a4", "b4", "b5", "b6", "c4", "d4", "e4", "f4", "g4", "h4"]);
+        let fence = find_fence(marked.0);
+        assert_eq!(
+            Bitboard(fence),
+            squares(&["a4", "b4", "c4", "d4", "e4", "f4", "g4", "h4"])
+        );
+        // A gap on the g-file: no fence.
+        let gap = squares(&["a4", "b4", "c4", "d4", "e4", "f4", "h4"]);
+        assert_eq!(find_fence(gap.0), 0);
+        // A separating path that needs a west step (c6-b6) is not found: the search never steps
+        // west, which can only miss fences, never invent one.
+        let west = squares(&[
+            "a4", "b4", "c4", "c5", "c6", "b6", "b7", "b8", "c8", "d8", "e8", "f8", "g8", "h8",
+        ]);
+        assert_eq!(find_fence(west.0), 0);
+        let plain = squares(&[
+            "a4", "b4", "c4", "c5", "c6", "c7", "d7", "e7", "f7", "g7", "h7",
+        ]);
+        assert_eq!(Bitboard(find_fence(plain.0)), plain);
+    }
+
+    #[test]
+    fn fixed_pawns_chain_through_own_fixed_pawns() {
+        // c3 is fixed behind the fixed c4; e4 is not fixed because it can take f5.
+        let own = squares(&["c3", "c4", "e4"]);
+        let enemy = squares(&["c5", "e5", "f5"]);
+        assert_eq!(
+            Bitboard(fixed_pawns(own.0, enemy.0, enemy.0)),
+            squares(&["c3", "c4"])
+        );
+    }
+
+    #[test]
+    fn simple_locked_chain_is_a_blockage_for_both_sides() {
+        let men = men_from_fen("8/4k3/8/p1p1p1p1/P1P1P1P1/8/4K3/8 w");
+        assert!(cannot_win(&men, Color::White));
+        assert!(cannot_win(&men, Color::Black));
+        // The same with Black to move, and mirrored.
+        let m = men.mirrored();
+        assert!(cannot_win(&m, Color::White) && cannot_win(&m, Color::Black));
+    }
+
+    #[test]
+    fn king_on_the_wrong_side_or_in_zugzwang_is_no_blockage() {
+        // White's king above the fence.
+        let men = men_from_fen("8/4K3/8/p1p1p1p1/P1P1P1P1/8/4k3/8 w");
+        assert!(!cannot_win(&men, Color::White));
+        // Black's king on a8 in front of White's a7 (3.1 holds) but with no free square: a7 and b7
+        // are occupied and b8 is covered by a7. Black must then move h7 and open the h-file.
+        let men = men_from_fen("k7/Pp5p/1P6/p1p1p1p1/P1P1P1P1/8/8/4K3 b");
+        assert!(!cannot_win(&men, Color::White));
+        // Without the a7 pawn, b8 is free and the blockage holds.
+        let men = men_from_fen("k7/1p5p/1P6/p1p1p1p1/P1P1P1P1/8/8/4K3 b");
+        assert!(cannot_win(&men, Color::White));
+    }
+
+    #[test]
+    fn attacker_to_move_may_not_take_the_last_free_square() {
+        // Black's Ka8: a7 and b7 covered by b6 and c6, b8 free; c6-c7 would cover b8.
+        let open = Verdict {
+            attacker_king: u64::MAX,
+            defender_king: u64::MAX,
+        };
+        let btm = men_from_fen("k7/8/1PP5/8/8/8/8/4K3 b");
+        assert!(kings_hold(&open, &btm, Color::White));
+        let wtm = men_from_fen("k7/8/1PP5/8/8/8/8/4K3 w");
+        assert!(!kings_hold(&open, &wtm, Color::White));
+        // With White's c-pawn unable to move (c7 occupied by a Black pawn) b8 survives.
+        let blocked = men_from_fen("k7/2p5/1PP5/8/8/8/8/4K3 w");
+        assert!(kings_hold(&open, &blocked, Color::White));
+    }
+
+    #[test]
+    fn table_agrees_with_uncached_detector_and_counts() {
+        let mut table = BlockageTable::new(10);
+        let fens = [
+            "8/4k3/8/p1p1p1p1/P1P1P1P1/8/4K3/8 w",
+            "8/4k3/8/p1p1p1p1/P1P1P1P1/8/3K4/8 b",
+            "8/4K3/8/p1p1p1p1/P1P1P1P1/8/4k3/8 w",
+            "8/k7/3p4/p2P1p2/P2P1P2/8/8/K7 w",
+        ];
+        for fen in fens {
+            let men = men_from_fen(fen);
+            for c in Color::BOTH {
+                assert_eq!(table.cannot_win(&men, c), cannot_win(&men, c), "{fen}");
+            }
+        }
+        // Eight probes of two pawn structures: two fence searches.
+        let s = table.stats();
+        assert_eq!(s.hits + s.misses, 8);
+        assert_eq!(s.misses, 2);
+        // `bound` is the two answers combined, from the side to move's point of view.
+        for fen in fens {
+            let men = men_from_fen(fen);
+            let us = cannot_win(&men, men.side_to_move);
+            let them = cannot_win(&men, !men.side_to_move);
+            let expected = match (us, them) {
+                (true, true) => Some(Bound::Exact(Outcome::Draw)),
+                (true, false) => Some(Bound::AtMostDraw),
+                (false, true) => Some(Bound::AtLeastDraw),
+                (false, false) => None,
+            };
+            assert_eq!(table.bound(&men), expected, "{fen}");
+        }
+        table.clear();
+        assert_eq!(table.stats(), ProbeStats::default());
+    }
+}
