@@ -32,6 +32,20 @@ enum Command {
         /// Search depth in plies.
         #[arg(default_value_t = fortress::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Probe the endgame tables of these directories (`;`-separated) during the bench.
+        #[arg(long)]
+        tables: Option<String>,
+    },
+    /// Table values of a position and its moves, and the move SZ°Z50Z picks.
+    Probe {
+        /// The position (default: FENs one per line on standard input).
+        fen: Vec<String>,
+        /// Table directories, separated by `;` (default: the engine's `tables/`).
+        #[arg(long)]
+        dir: Option<String>,
+        /// One JSON object per position.
+        #[arg(long)]
+        json: bool,
     },
     /// Index sizes and broken entries of an endgame's two halves, and what its table files hold.
     Tbinfo {
@@ -78,7 +92,8 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
-        Some(Command::Bench { depth }) => run_bench(depth),
+        Some(Command::Bench { depth, tables }) => run_bench(depth, tables.as_deref()),
+        Some(Command::Probe { fen, dir, json }) => run_probe(&fen.join(" "), dir.as_deref(), json),
         Some(Command::Tbinfo { endgame, dir, json }) => run_tbinfo(&endgame, &dir, json),
         Some(Command::Gentb {
             endgames,
@@ -135,9 +150,39 @@ fn run_perft(depth: u32, fen: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_bench(depth: u32) -> ExitCode {
+fn run_probe(fen: &str, dir: Option<&str>, json: bool) -> ExitCode {
+    use fortress::egtb::probe::{default_dir, split_path};
+    use std::io::BufRead;
+    let dirs = dir.map_or_else(|| vec![default_dir()], split_path);
+    let reg = fortress::egtb::probe_cli::open_registry(dirs, &mut std::io::stderr());
+    let mut out = std::io::stdout().lock();
+    let mut all = true;
+    if fen.trim().is_empty() {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if !line.trim().is_empty() {
+                all &= fortress::egtb::probe_cli::answer(&reg, &line, json, &mut out);
+            }
+        }
+    } else {
+        all = fortress::egtb::probe_cli::answer(&reg, fen, json, &mut out);
+    }
+    if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
+
+fn run_bench(depth: u32, tables: Option<&str>) -> ExitCode {
     let total = fortress::bench::positions().len();
-    let result = fortress::bench::run(depth, &mut |i, fen, nodes| {
+    let tb = tables.map(|t| {
+        let tb = fortress::egtb::Tablebases::new();
+        tb.set_path(fortress::egtb::probe::split_path(t));
+        eprintln!("tables: {} endgames", tb.snapshot().len());
+        tb
+    });
+    let result = fortress::bench::run_with(depth, tb, &mut |i, fen, nodes| {
         eprintln!("Position: {}/{} ({}): {} nodes", i, total, fen, nodes);
     });
     eprintln!();

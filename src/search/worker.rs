@@ -78,7 +78,10 @@ impl<'a> Worker<'a> {
         id: usize,
     ) -> Worker<'a> {
         Worker {
-            knowledge: Knowledge::new(shared.blockage_detection),
+            knowledge: Knowledge::new(
+                shared.blockage_detection,
+                shared.tables.as_ref().map(|t| t.reader()),
+            ),
             stack: (0..MAX_PLY + 2)
                 .map(|_| PlyMoves {
                     list: MoveList::new(),
@@ -106,6 +109,12 @@ impl<'a> Worker<'a> {
             .nodes
             .fetch_add(self.unflushed, Ordering::Relaxed);
         self.unflushed = 0;
+        if self.knowledge.tbhits > 0 {
+            self.shared
+                .tbhits
+                .fetch_add(self.knowledge.tbhits, Ordering::Relaxed);
+            self.knowledge.tbhits = 0;
+        }
     }
 
     #[inline(always)]
@@ -345,7 +354,7 @@ impl<'a> Worker<'a> {
         if alpha >= beta {
             return alpha;
         }
-        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+        let (lo, hi) = match self.knowledge.probe(&self.pos, ply) {
             Verdict::Exact(v) => return v,
             Verdict::AtMost(v) => (-INFINITE, v),
             Verdict::AtLeast(v) => (v, INFINITE),
@@ -584,7 +593,7 @@ impl<'a> Worker<'a> {
         if ply >= MAX_PLY - 1 {
             return if in_check { DRAW } else { evaluate(&self.pos) };
         }
-        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+        let (lo, hi) = match self.knowledge.probe(&self.pos, ply) {
             Verdict::Exact(v) => return v,
             Verdict::AtMost(v) => (-INFINITE, v),
             Verdict::AtLeast(v) => (v, INFINITE),
