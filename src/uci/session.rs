@@ -95,6 +95,9 @@ fn say(out: &Out, text: &str) {
 struct Running {
     control: Arc<Control>,
     handle: JoinHandle<()>,
+    /// Set by the search thread once its `bestmove` is out: the search is over for the GUI,
+    /// even if the thread has not quite ended yet.
+    answered: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub struct Session {
@@ -194,7 +197,7 @@ impl Session {
 
     fn searching(&mut self) -> bool {
         if let Some(r) = &self.running {
-            if r.handle.is_finished() {
+            if r.handle.is_finished() || r.answered.load(std::sync::atomic::Ordering::SeqCst) {
                 let r = self.running.take().expect("checked above");
                 let _ = r.handle.join();
                 return false;
@@ -340,6 +343,8 @@ impl Session {
         let position = self.position.clone();
         let out = Arc::clone(&self.out);
         let thread_control = Arc::clone(&control);
+        let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread_answered = Arc::clone(&answered);
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(64 << 20)
@@ -349,10 +354,16 @@ impl Session {
                 });
                 let best = result.best.map_or("0000".to_string(), |m| m.to_string());
                 let ponder = result.ponder.map(|m| m.to_string());
+                // Before the line goes out: a GUI reacting to it finds the search over.
+                thread_answered.store(true, std::sync::atomic::Ordering::SeqCst);
                 say(&out, &protocol::format_bestmove(&best, ponder.as_deref()));
             })
             .expect("spawning the search thread");
-        self.running = Some(Running { control, handle });
+        self.running = Some(Running {
+            control,
+            handle,
+            answered,
+        });
     }
 }
 
