@@ -114,7 +114,8 @@ fn won_positions(reg: &Registry, name: &str, h: u16, n: usize, seed: u64) -> Vec
     let mut tries = 0;
     while out.len() < n && tries < 200_000 {
         tries += 1;
-        let half = index.stored_halves()[(rng.next() % index.stored_halves().len() as u64) as usize];
+        let half =
+            index.stored_halves()[(rng.next() % index.stored_halves().len() as u64) as usize];
         let idx = rng.next() % index.size(half);
         let Some(tb) = index.decode(half, idx) else {
             continue;
@@ -152,7 +153,10 @@ fn play(reg: &Registry, start: &Position, dtm: bool) -> (End, usize) {
             return if pos.in_check() && pos.side_to_move() != winner {
                 (End::Mate, ply)
             } else {
-                (End::Other(format!("stalemate or mated winner at {}", pos.to_fen())), ply)
+                (
+                    End::Other(format!("stalemate or mated winner at {}", pos.to_fen())),
+                    ply,
+                )
             };
         }
         if pos.halfmove_clock() >= 100 {
@@ -160,7 +164,10 @@ fn play(reg: &Registry, start: &Position, dtm: bool) -> (End, usize) {
         }
         let Some(a) = analyse_root(reg, &pos, false) else {
             // Bare kings or a missing table: the win is gone.
-            return (End::Other(format!("left the tables at {}", pos.to_fen())), ply);
+            return (
+                End::Other(format!("left the tables at {}", pos.to_fen())),
+                ply,
+            );
         };
         let values: Vec<_> = a.moves.iter().map(|m| m.1).collect();
         let i = if dtm && pos.side_to_move() == winner {
@@ -235,7 +242,9 @@ fn probe_agrees_with_generator_statistics_and_symmetry() {
                 let Ok(pos) = Position::from_fen(&fen_of(&tbp, 0)) else {
                     continue;
                 };
-                let p = reg.probe(&pos).expect("every position of a present table probes");
+                let p = reg
+                    .probe(&pos)
+                    .expect("every position of a present table probes");
                 match p.wdl() {
                     Wdl::Win => w += 1,
                     Wdl::Draw => d += 1,
@@ -269,7 +278,12 @@ fn probe_agrees_with_generator_statistics_and_symmetry() {
             }
             assert_eq!(mismatched_flip, 0, "{m} {}: symmetry", half.name());
             let st = &stats[half as usize];
-            assert_eq!((w, d, l), (st.wins, st.draws, st.losses), "{m} {} vs tbinfo", half.name());
+            assert_eq!(
+                (w, d, l),
+                (st.wins, st.draws, st.losses),
+                "{m} {} vs tbinfo",
+                half.name()
+            );
             if let Some(h) = &sum.halves[half as usize] {
                 assert_eq!((w, d, l), (h.wins, h.draws, h.losses), "{m} vs generator");
             }

@@ -82,7 +82,13 @@ impl Engine {
         self.send(position);
         self.send(go);
         let lines = self.until("bestmove", Duration::from_secs(60));
-        let best = lines.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+        let best = lines
+            .last()
+            .unwrap()
+            .split_whitespace()
+            .nth(1)
+            .unwrap()
+            .to_string();
         (best, lines)
     }
 
@@ -144,14 +150,20 @@ fn table_built_in_background_during_a_game_then_probed() {
 
     // Speed with no generation running.
     let mut e = Engine::start();
-    e.send(&format!("setoption name NalimovPath value {}", dir.path().display()));
+    e.send(&format!(
+        "setoption name NalimovPath value {}",
+        dir.path().display()
+    ));
     e.send("setoption name GenerateMissingTables value false");
     e.ready();
     let (_, quiet) = e.go(MIDDLEGAME, "go movetime 2000");
     e.quit();
 
     let mut e = Engine::start();
-    e.send(&format!("setoption name NalimovPath value {}", dir.path().display()));
+    e.send(&format!(
+        "setoption name NalimovPath value {}",
+        dir.path().display()
+    ));
     e.send("setoption name GenerateMaxMen value 4");
     e.ready();
     // The game reaches KRNK with no table: the search asks for it.
@@ -160,7 +172,8 @@ fn table_built_in_background_during_a_game_then_probed() {
     let (best, lines) = e.go(&format!("position fen {KRNK}"), "go movetime 300");
     let all: Vec<String> = lines.clone();
     assert!(
-        all.iter().any(|l| l.contains("info string generating table KRNK")),
+        all.iter()
+            .any(|l| l.contains("info string generating table KRNK")),
         "{all:?}"
     );
     moves.push(best.clone());
@@ -179,7 +192,10 @@ fn table_built_in_background_during_a_game_then_probed() {
         std::thread::sleep(Duration::from_millis(500));
         ready = e.ready().iter().any(|l| l.contains("table KRNK ready"));
     }
-    println!("KRNK ready {:.1} s after the first search", start.elapsed().as_secs_f64());
+    println!(
+        "KRNK ready {:.1} s after the first search",
+        start.elapsed().as_secs_f64()
+    );
     // Later moves of the game probe the new table.
     let mut probed = false;
     for _ in 0..3 {
@@ -210,10 +226,19 @@ fn quitting_mid_generation_leaves_no_table_and_damage_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     three_man(dir.path());
     let mut e = Engine::start();
-    e.send(&format!("setoption name NalimovPath value {}", dir.path().display()));
+    e.send(&format!(
+        "setoption name NalimovPath value {}",
+        dir.path().display()
+    ));
     e.ready();
-    let (_, lines) = e.go("position fen 8/8/8/8/3k4/8/1K6/R1B5 w - - 0 1", "go movetime 200");
-    assert!(lines.iter().any(|l| l.contains("generating table KRBK")), "{lines:?}");
+    let (_, lines) = e.go(
+        "position fen 8/8/8/8/3k4/8/1K6/R1B5 w - - 0 1",
+        "go movetime 200",
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("generating table KRBK")),
+        "{lines:?}"
+    );
     e.quit();
     for metric in ["dtm", "dtz", "dtz50"] {
         assert!(!dir.path().join(format!("KRBK.{metric}.ftb")).exists());
@@ -227,17 +252,23 @@ fn quitting_mid_generation_leaves_no_table_and_damage_is_reported() {
     std::fs::write(&krk, bytes).unwrap();
     let mut e = Engine::start();
     e.send("setoption name GenerateMissingTables value false");
-    e.send(&format!("setoption name NalimovPath value {}", dir.path().display()));
+    e.send(&format!(
+        "setoption name NalimovPath value {}",
+        dir.path().display()
+    ));
     let seen = e.ready();
     assert!(
-        seen.iter().any(|l| l.starts_with("info string") && l.contains("KRK") && l.contains("checksum")),
+        seen.iter()
+            .any(|l| l.starts_with("info string") && l.contains("KRK") && l.contains("checksum")),
         "{seen:?}"
     );
     let fen = "8/8/8/8/8/2k5/8/K6R w - - 0 1";
     let (best, lines) = e.go(&format!("position fen {fen}"), "go depth 8");
     let pos = Position::from_fen(fen).unwrap();
     assert!(parse_uci_move(&pos, &best).is_some(), "{best}");
-    assert!(lines.iter().all(|l| !l.contains("tbhits") || field(l, "tbhits") == Some(0)));
+    assert!(lines
+        .iter()
+        .all(|l| !l.contains("tbhits") || field(l, "tbhits") == Some(0)));
 
     // A NalimovPath that does not exist.
     e.send(&format!(
@@ -245,7 +276,10 @@ fn quitting_mid_generation_leaves_no_table_and_damage_is_reported() {
         dir.path().join("missing").display()
     ));
     let seen = e.ready();
-    assert!(seen.iter().any(|l| l.contains("not a directory")), "{seen:?}");
+    assert!(
+        seen.iter().any(|l| l.contains("not a directory")),
+        "{seen:?}"
+    );
     let (best, _) = e.go(&format!("position fen {fen}"), "go depth 6");
     assert!(parse_uci_move(&pos, &best).is_some());
     e.quit();

@@ -75,7 +75,11 @@ fn lower_priority() {
     let Ok(link) = std::fs::read_link("/proc/thread-self") else {
         return;
     };
-    let Some(tid) = link.file_name().and_then(|t| t.to_str()).map(str::to_string) else {
+    let Some(tid) = link
+        .file_name()
+        .and_then(|t| t.to_str())
+        .map(str::to_string)
+    else {
         return;
     };
     let _ = std::process::Command::new("renice")
@@ -112,7 +116,11 @@ fn cleanup_stale_staging(weak: &Weak<Tablebases>) {
 /// Where the three files of `m` are, among `dirs` (the first directory holding all three).
 fn find_tables(dirs: &[PathBuf], m: &Material) -> Option<PathBuf> {
     dirs.iter()
-        .find(|d| Metric::ALL.iter().all(|x| d.join(file_name(m, *x)).is_file()))
+        .find(|d| {
+            Metric::ALL
+                .iter()
+                .all(|x| d.join(file_name(m, *x)).is_file())
+        })
         .cloned()
 }
 
@@ -122,7 +130,9 @@ fn build(tb: &Tablebases, m: Material) {
     }
     let dirs = tb.dirs();
     let Some(dir) = dirs.first().cloned() else {
-        tb.say(&format!("cannot generate {m}: NalimovPath names no directory"));
+        tb.say(&format!(
+            "cannot generate {m}: NalimovPath names no directory"
+        ));
         return;
     };
     let start = Instant::now();

@@ -17,5 +17,5 @@ pub mod tables;
 
 pub use index::{EndgameIndex, Half, Symmetry, TbPosition};
 pub use material::{Material, MaterialError};
+pub use probe::{Tablebases, TbProbe, TbReader, Wdl};
 pub use tables::EndgameTables;
-pub use probe::{TbProbe, TbReader, Tablebases, Wdl};

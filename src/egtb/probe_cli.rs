@@ -8,7 +8,7 @@
 //! `wdl50` is from a fresh counter (the FEN's counter only enters the choice of `best`). Move
 //! values are the mover's: the result of playing that move.
 
-use super::probe::{analyse_root, depth, Registry, TbProbe, Tablebases};
+use super::probe::{analyse_root, depth, Registry, Tablebases, TbProbe};
 use super::strategy;
 use crate::chess::Position;
 use std::io::Write;
@@ -133,7 +133,10 @@ pub fn answer(reg: &Registry, fen: &str, json: bool, out: &mut dyn Write) -> boo
             show(z),
             show(z50)
         );
-        let _ = writeln!(out, "  move    wdl   wdl50  dtm  dtz  dtz50   (mover's result)");
+        let _ = writeln!(
+            out,
+            "  move    wdl   wdl50  dtm  dtz  dtz50   (mover's result)"
+        );
         for (mv, v) in &a.moves {
             let (m, z, z50) = plies(&v.v);
             let _ = writeln!(

@@ -99,9 +99,7 @@ pub fn choose(halfmove: u16, moves: &[MoveValues]) -> Option<Choice> {
         Wdl::Win => {
             // SZ°: moves that zero (or mate) in time; else Z⁻ among plain wins.
             let zero_in_time: Vec<usize> = (0..moves.len())
-                .filter(|&i| {
-                    matches!(moves[i].v.dtz.outcome(), Outcome::Win(n) if n <= left)
-                })
+                .filter(|&i| matches!(moves[i].v.dtz.outcome(), Outcome::Win(n) if n <= left))
                 .collect();
             set = if zero_in_time.is_empty() {
                 let mut s: Vec<usize> = (0..moves.len())
@@ -252,7 +250,11 @@ mod tests {
 
     #[test]
     fn loser_maximises_and_keeps_draws() {
-        let moves = [mv(l(3), l(5), l(5)), mv(l(9), l(20), l(20)), mv(l(9), l(8), l(8))];
+        let moves = [
+            mv(l(3), l(5), l(5)),
+            mv(l(9), l(20), l(20)),
+            mv(l(9), l(8), l(8)),
+        ];
         let c = choose(0, &moves).unwrap();
         assert_eq!(c.wdl50, Wdl::Loss);
         assert_eq!(c.best, 1);

@@ -57,8 +57,13 @@ impl Knowledge {
     fn with_generation(mut self) -> Knowledge {
         if let Some(r) = &self.tables {
             let tb = r.tablebases();
-            if tb.generate_missing.load(std::sync::atomic::Ordering::Relaxed) {
-                self.gen_max_men = tb.generate_max_men.load(std::sync::atomic::Ordering::Relaxed);
+            if tb
+                .generate_missing
+                .load(std::sync::atomic::Ordering::Relaxed)
+            {
+                self.gen_max_men = tb
+                    .generate_max_men
+                    .load(std::sync::atomic::Ordering::Relaxed);
             }
         }
         self

@@ -2,12 +2,12 @@
 //! iterative deepening with aspiration windows and MultiPV at the root, and the reports the
 //! UCI layer turns into `info` lines.
 
+use super::knowledge::CURSED;
 use super::time::{budget, Budget, Clock};
 use super::tt::{Bound, TranspositionTable};
 use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
-use super::worker::{RootMove, Worker};
-use super::knowledge::CURSED;
 use super::value::{mate_in, mated_in, DRAW};
+use super::worker::{RootMove, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
 use crate::egtb::probe::{analyse_root, Tablebases, Wdl};
 use crate::egtb::strategy::{self, MoveValues};
