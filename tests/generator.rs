@@ -109,7 +109,11 @@ fn all_three_and_four_man_tables() {
         assert!(v.checked > 0);
         let name = s.material.to_string();
         let paper = table8_csv(&name).unwrap_or_else(|| panic!("{name} not in Table 8"));
-        assert_eq!(table8(&s.material), Some(paper), "library's copy of Table 8");
+        assert_eq!(
+            table8(&s.material),
+            Some(paper),
+            "library's copy of Table 8"
+        );
         if max_dtm_of(s) != paper {
             failures.push(format!("{name}: {:?} vs Table 8 {paper:?}", max_dtm_of(s)));
         }

@@ -307,17 +307,17 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         dtz
     } else {
         loop {
-        rounds += 1;
-        let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
-        if !m.has_pawns() {
-            break w;
+            rounds += 1;
+            let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
+            if !m.has_pawns() {
+                break w;
+            }
+            let new = wdl_of_work(&w);
+            if new == pawn_wdl {
+                break w;
+            }
+            pawn_wdl = new;
         }
-        let new = wdl_of_work(&w);
-        if new == pawn_wdl {
-            break w;
-        }
-        pawn_wdl = new;
-    }
     };
     let dtz50 = nalimov(&dtz50);
     summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
@@ -468,7 +468,8 @@ fn to_nalimov(layout: &Layout, work: &Work) -> Work {
                     let code = match index.decode(h, i) {
                         None => solve::RESOLVED | solve::CODE_NONE,
                         Some(pos) => {
-                            let (gh, gi) = layout.encode(&pos).expect("legal position has an entry");
+                            let (gh, gi) =
+                                layout.encode(&pos).expect("legal position has an entry");
                             let v = work[gh as usize].as_ref().expect("both halves worked");
                             v[gi as usize].load(Relaxed)
                         }

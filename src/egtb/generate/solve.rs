@@ -11,10 +11,10 @@
 //! move leads to a resolved win (Thompson's "verify" step). So the loser's own conversion
 //! (Diagram 1) is just a terminal option that the forward passes weigh with the others.
 
+use super::layout::Layout;
 use super::moves::{for_each_move, for_each_unmove, in_check, MoveClass, NONE};
 use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome, TbValue};
-use super::layout::Layout;
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
 use rayon::prelude::*;
@@ -316,7 +316,10 @@ impl<'a> Solver<'a> {
     fn for_each_pred(&self, pos: &TbPosition, mut f: impl FnMut(Half, u64)) {
         let pawn_moves = self.metric == Metric::Dtm;
         for_each_unmove(pos, pawn_moves, |pred| {
-            let (h, i) = self.layout.encode(pred).expect("legal predecessor has an entry");
+            let (h, i) = self
+                .layout
+                .encode(pred)
+                .expect("legal predecessor has an entry");
             f(h, i);
         })
     }
@@ -330,7 +333,10 @@ impl<'a> Solver<'a> {
             MoveClass::Pawn => match self.pawn_wdl {
                 None => None, // DTM: a pawn move stays in the table's own waves
                 Some(wdl) => {
-                    let (h, i) = self.layout.encode(succ).expect("legal successor has an entry");
+                    let (h, i) = self
+                        .layout
+                        .encode(succ)
+                        .expect("legal successor has an entry");
                     let w = wdl[h as usize].as_ref().expect("stored half")[i as usize];
                     Some(zeroing(w))
                 }
@@ -443,36 +449,35 @@ impl<'a> Solver<'a> {
                         let pos = self.layout.decode(h, idx).expect("resolved entry decodes");
                         let lost = is_loss(code);
                         self.for_each_pred(&pos, |ph, pi| {
-                                let pv = Self::slot(&work, ph);
-                                if lost {
-                                    // A move to a loss: the predecessor wins in n + 1 (it had
-                                    // no shorter win, or it would be resolved).
-                                    let old = pv[pi as usize].load(Relaxed);
-                                    if old & RESOLVED == 0
-                                        && Self::try_resolve(pv, pi, old, RESOLVED | win(n + 1))
-                                    {
-                                        marks_of(ph).set(pi, n + 1);
-                                        done += 1;
-                                    }
-                                    return;
-                                }
-                                let left = Self::counts(&counters, ph)[pi as usize]
-                                    .fetch_sub(1, Relaxed)
-                                    - 1;
-                                if left != 0 {
-                                    return;
-                                }
-                                // Every non-terminal move now leads to a win, the last one in
-                                // n: lost in n + 1 unless a terminal option does better.
+                            let pv = Self::slot(&work, ph);
+                            if lost {
+                                // A move to a loss: the predecessor wins in n + 1 (it had
+                                // no shorter win, or it would be resolved).
                                 let old = pv[pi as usize].load(Relaxed);
-                                let t = old & !RESOLVED;
                                 if old & RESOLVED == 0
-                                    && (t == CODE_NONE || (is_loss(t) && depth(t) <= n + 1))
-                                    && Self::try_resolve(pv, pi, old, RESOLVED | loss(n + 1))
+                                    && Self::try_resolve(pv, pi, old, RESOLVED | win(n + 1))
                                 {
                                     marks_of(ph).set(pi, n + 1);
                                     done += 1;
                                 }
+                                return;
+                            }
+                            let left =
+                                Self::counts(&counters, ph)[pi as usize].fetch_sub(1, Relaxed) - 1;
+                            if left != 0 {
+                                return;
+                            }
+                            // Every non-terminal move now leads to a win, the last one in
+                            // n: lost in n + 1 unless a terminal option does better.
+                            let old = pv[pi as usize].load(Relaxed);
+                            let t = old & !RESOLVED;
+                            if old & RESOLVED == 0
+                                && (t == CODE_NONE || (is_loss(t) && depth(t) <= n + 1))
+                                && Self::try_resolve(pv, pi, old, RESOLVED | loss(n + 1))
+                            {
+                                marks_of(ph).set(pi, n + 1);
+                                done += 1;
+                            }
                         });
                     }
                     seeds.fetch_add(s, Relaxed);
