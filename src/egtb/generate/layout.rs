@@ -4,16 +4,29 @@
 //! price for space; the generator wants speed). The tables are written in Nalimov order at the
 //! end, one decode and one lookup per entry.
 //!
-//! Per side to move: White's king normalised into a1-d4 (pawnless: mirror a<->h, 1<->8) or onto
-//! files a-d (with pawns: mirror a<->h), then Black's king (64), then each group of like men
-//! (colour, type) with its squares in ascending order (64 each, pawns 48). Such a normal form is
-//! unique: White's king never stands on a mirror axis. Entries that are not normal forms
-//! (unsorted like men, shared squares, ...) are broken. Positions with an en-passant capture
-//! available keep the Nalimov e.p. zone's numbering, after the plain part.
+//! Per side to move: White's king normalised into the triangle a1-d1-d4 (pawnless: the eight
+//! symmetries; when it stands on the diagonal, the smaller of the two numbers a position and
+//! its reflection get) or onto files a-d (with pawns: mirror a<->h), then Black's king (64),
+//! then each group of like men (colour, type) with its squares in ascending order (64 each,
+//! pawns 48). So every position has exactly one entry; entries that are not normal forms
+//! (unsorted like men, shared squares, the larger twin, ...) are broken. Positions with an
+//! en-passant capture available keep the Nalimov e.p. zone's numbering, after the plain part.
 
 use crate::chess::attacks::pawn_attacks;
 use crate::chess::{Bitboard, Color, PieceType};
-use crate::egtb::index::{EndgameIndex, Half, TbPosition};
+use crate::egtb::index::{EndgameIndex, Half, Symmetry, TbPosition};
+
+/// The triangle a1-d1-d4 (file >= rank) by number, and its inverse.
+const TRIANGLE: [u8; 10] = [0, 1, 2, 3, 9, 10, 11, 18, 19, 27];
+const TRIANGLE_NUMBER: [u8; 64] = {
+    let mut n = [u8::MAX; 64];
+    let mut i = 0;
+    while i < 10 {
+        n[TRIANGLE[i] as usize] = i as u8;
+        i += 1;
+    }
+    n
+};
 
 /// One group of like men.
 #[derive(Copy, Clone, Debug)]
@@ -40,7 +53,7 @@ impl<'a> Layout<'a> {
         let m = nalimov.material();
         let pawns = m.has_pawns();
         let mut groups = Vec::new();
-        let mut plain: u64 = if pawns { 32 } else { 16 } * 64;
+        let mut plain: u64 = if pawns { 32 } else { 10 } * 64;
         for color in Color::BOTH {
             for kind in [
                 PieceType::Queen,
@@ -101,22 +114,41 @@ impl<'a> Layout<'a> {
             }
         }
         let wk = pos.king(Color::White);
-        let mf = wk.file() >= 4;
-        let mr = !self.pawns && wk.rank() >= 4;
-        let tr = |b: Bitboard| -> u64 {
-            let mut x = b.0;
-            if mf {
-                x = x.reverse_bits().swap_bytes();
-            }
-            if mr {
-                x = x.swap_bytes();
-            }
-            x
+        let mut sym = Symmetry {
+            mirror_files: wk.file() >= 4,
+            mirror_ranks: !self.pawns && wk.rank() >= 4,
+            transpose: false,
         };
+        if self.pawns {
+            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
+        }
+        let k = sym.square(wk);
+        if k.file() > k.rank() {
+            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
+        }
+        sym.transpose = true;
+        let t = self.plain_index(pos, sym);
+        if k.file() < k.rank() {
+            return Some((Half::of(pos.stm), t));
+        }
+        // On the diagonal both images have the king in the triangle: the smaller number wins.
+        sym.transpose = false;
+        Some((Half::of(pos.stm), t.min(self.plain_index(pos, sym))))
+    }
+
+    /// The plain number of `pos` seen through `sym` (which must bring White's king into the
+    /// normal region).
+    #[inline(always)]
+    fn plain_index(&self, pos: &TbPosition, sym: Symmetry) -> u64 {
+        let tr = |b: Bitboard| -> u64 { sym.bitboard(b).0 };
         let wk = tr(pos.pieces[0][PieceType::King.index()]).trailing_zeros() as u64;
         let bk = tr(pos.pieces[1][PieceType::King.index()]).trailing_zeros() as u64;
-        // White's king is on files a-d now: rank * 4 + file.
-        let mut idx = (wk >> 3) * 4 + (wk & 3);
+        let mut idx = if self.pawns {
+            // White's king is on files a-d: rank * 4 + file.
+            (wk >> 3) * 4 + (wk & 3)
+        } else {
+            TRIANGLE_NUMBER[wk as usize] as u64
+        };
         idx = idx * 64 + bk;
         for g in &self.groups {
             let mut b = tr(pos.pieces[g.color.index()][g.kind.index()]);
@@ -132,7 +164,7 @@ impl<'a> Layout<'a> {
                 }
             }
         }
-        Some((Half::of(pos.stm), idx))
+        idx
     }
 
     /// The position of an entry, or None if the entry is broken.
@@ -174,13 +206,54 @@ impl<'a> Layout<'a> {
         }
         let bk = x % 64;
         let k = x / 64;
-        let wk = (k / 4) * 8 + k % 4;
+        let wk = if self.pawns {
+            (k / 4) * 8 + k % 4
+        } else {
+            TRIANGLE[k as usize] as u64
+        };
         if occ >> bk & 1 != 0 || occ >> wk & 1 != 0 || wk == bk {
             return None;
         }
         pos.pieces[0][PieceType::King.index()] = Bitboard(1 << wk);
         pos.pieces[1][PieceType::King.index()] = Bitboard(1 << bk);
-        pos.is_legal().then_some(pos)
+        if !pos.is_legal() {
+            return None;
+        }
+        // Of two twins on the diagonal only the smaller number is used.
+        if !self.pawns && wk % 9 == 0 && self.encode(&pos) != Some((h, idx)) {
+            return None;
+        }
+        Some(pos)
+    }
+
+    /// How many symmetries of the layout map `pos` to itself (1 or 2): a pawnless position with
+    /// every man on one long diagonal is its own reflection. Needed for the un-move counts.
+    #[inline]
+    pub fn stabiliser(&self, pos: &TbPosition) -> u8 {
+        if self.pawns {
+            return 1; // kings off the a-h mirror axis: never symmetric
+        }
+        const DIAG: u64 = 0x8040_2010_0804_0201;
+        const ANTI: u64 = 0x0102_0408_1020_4080;
+        let occ = pos.occupied().0;
+        let fixed = |sym: Symmetry| {
+            (0..2).all(|c| (0..6).all(|t| sym.bitboard(pos.pieces[c][t]) == pos.pieces[c][t]))
+        };
+        let diag = Symmetry {
+            mirror_files: false,
+            mirror_ranks: false,
+            transpose: true,
+        };
+        let anti = Symmetry {
+            mirror_files: true,
+            mirror_ranks: true,
+            transpose: true,
+        };
+        if (occ & !DIAG == 0 && fixed(diag)) || (occ & !ANTI == 0 && fixed(anti)) {
+            2
+        } else {
+            1
+        }
     }
 
     pub fn nalimov(&self) -> &EndgameIndex {

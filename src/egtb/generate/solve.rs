@@ -368,12 +368,11 @@ impl<'a> Solver<'a> {
         let marks_of = |h: Half| depth_marks[h as usize].as_ref().expect("stored half");
         let resolved = AtomicU64::new(0);
         let max_t = AtomicU64::new(0);
-        // Init: terminal options, mates, stalemates, and each entry's number of non-terminal
-        // moves. In the generator's layout every position has exactly one entry and none is its
-        // own mirror image (White's king is never on the axis), so un-moves reach an entry
-        // exactly once per move of it (the mismatch Thompson 1996, Section 4, warns of comes
-        // from self-symmetric entries): its counter falls to zero when every move leads to a
-        // win.
+        // Init: terminal options, mates, stalemates, and for each entry the number of times
+        // un-moves will reach it (`init_entry`; Thompson 1996, Section 4, warns that this differs
+        // from its number of moves when positions are their own mirror images). Every position
+        // has exactly one entry in the layout, so the counter falls to zero exactly when every
+        // non-terminal move leads to a win.
         for &h in halves {
             let size = self.layout.size(h);
             let vals = Self::slot(&work, h);
@@ -518,7 +517,9 @@ impl<'a> Solver<'a> {
 
     /// The initial code of an entry: final for broken entries, mates, stalemates and positions
     /// with only terminal moves; otherwise the best terminal option, not final.
-    /// Also returns the number of non-terminal moves.
+    /// Also returns how many times un-moves from the entries of its non-terminal successors
+    /// will reach this entry: by orbit counting, the sum over those moves of the successor's
+    /// stabiliser, divided by the position's own (1 unless a position is its own mirror image).
     fn init_entry(&self, pos: &TbPosition) -> (u16, u8) {
         let mover = pos.stm;
         let mut t = CODE_NONE;
@@ -528,10 +529,13 @@ impl<'a> Solver<'a> {
             any = true;
             match self.terminal(mover, class, succ) {
                 Some(o) => t = better(t, o),
-                None => inner += 1,
+                None => inner += self.layout.stabiliser(succ),
             }
             true
         });
+        let own = self.layout.stabiliser(pos);
+        debug_assert_eq!(inner % own, 0);
+        inner /= own;
         if !any {
             let v = if in_check(pos) { loss(0) } else { CODE_DRAW };
             return (RESOLVED | v, 0);
