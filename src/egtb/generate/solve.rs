@@ -38,7 +38,7 @@ pub fn loss(n: u16) -> u16 {
 }
 #[inline(always)]
 fn is_win(c: u16) -> bool {
-    c >= 2 && c % 2 == 0
+    c >= 2 && c.is_multiple_of(2)
 }
 #[inline(always)]
 fn is_loss(c: u16) -> bool {
@@ -47,7 +47,7 @@ fn is_loss(c: u16) -> bool {
 /// Depth in plies of a win or loss code.
 #[inline(always)]
 fn depth(c: u16) -> u16 {
-    if c % 2 == 0 {
+    if c.is_multiple_of(2) {
         c / 2
     } else {
         (c - 3) / 2
@@ -307,7 +307,7 @@ impl<'a> Solver<'a> {
     }
 
     #[inline(always)]
-    fn slot<'w>(work: &'w Work, half: Half) -> &'w [AtomicU16] {
+    fn slot(work: &Work, half: Half) -> &[AtomicU16] {
         work[half as usize].as_deref().expect("stored half")
     }
 
