@@ -151,7 +151,8 @@ fn engine(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn damaged_files_are_refused_and_reported() {
-    let cases: [(&str, &str, fn(&TableError) -> bool); 6] = [
+    type IsRight = fn(&TableError) -> bool;
+    let cases: [(&str, &str, IsRight); 6] = [
         ("truncated-payload", "truncated", |e| {
             matches!(e, TableError::Truncated { .. })
         }),

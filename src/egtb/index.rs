@@ -457,7 +457,7 @@ fn colex_unrank(mut r: u64, k: usize, out: &mut [u8; 8]) {
         // Largest c with C(c, i) <= r; c >= i - 1 since C(i - 1, i) = 0.
         let (mut lo, mut hi) = (i as u32 - 1, 63u32);
         while lo < hi {
-            let mid = (lo + hi + 1) / 2;
+            let mid = (lo + hi).div_ceil(2);
             if binom(mid, i as u32) <= r {
                 lo = mid;
             } else {
@@ -829,8 +829,7 @@ impl HalfIndex {
     fn ranges(&self, l: &Layout, ks: Square, kn: Square, d: &mut [u64; MAX_GROUPS]) -> u64 {
         let t = &**TABLES;
         let mut prod = 1u64;
-        for i in 0..l.n {
-            let g = &l.groups[i];
+        for (g, di) in l.groups[..l.n].iter().zip(d.iter_mut()) {
             // The kings as seen in this group's frame (a flipped layout may hold groups taken
             // the right way up).
             let (gks, gkn) = if g.flipped == l.flip_kk {
@@ -849,8 +848,8 @@ impl HalfIndex {
                 }
                 Numbering::Pawns { range } | Numbering::Free { range } => range as u32,
             };
-            d[i] = binom(q, g.count as u32);
-            prod *= d[i];
+            *di = binom(q, g.count as u32);
+            prod *= *di;
         }
         prod
     }
@@ -968,7 +967,7 @@ impl HalfIndex {
         let sym = normalising_symmetry(true, pos.king(stm), pos.king(!stm));
         let ks = sym.square(pos.king(stm));
         let kn = sym.square(pos.king(!stm));
-        let kk = KK_PAWNS_NUMBER(ks, kn)?;
+        let kk = kk_pawns_number(ks, kn)?;
         let ep = sym.square(e.ep);
         // The lower-numbered capturer (after the symmetry) stands for the position.
         let capturer = sym.bitboard(Bitboard(e.capturers)).lsb();
@@ -1009,7 +1008,7 @@ impl HalfIndex {
             return self.decode_ep(idx - self.main_size);
         }
         let l = &self.main;
-        let kk = self.kk_base.partition_point(|&b| b <= idx) - 1;
+        let kk = find_block(&self.kk_base, idx);
         let (fks, fkn) = kk_placements(self.pawns).list[kk];
         // Blocks hold fewer than 2^32 entries (checked in `new`): 32-bit division is faster.
         let mut off = (idx - self.kk_base[kk]) as u32;
@@ -1058,7 +1057,7 @@ impl HalfIndex {
     fn decode_ep(&self, entry: u64) -> Option<TbPosition> {
         let l = self.ep.as_ref()?;
         let off = entry;
-        let kk = self.ep_base.partition_point(|&b| b <= off) - 1;
+        let kk = find_block(&self.ep_base, off);
         let (ks, kn) = kk_placements(true).list[kk];
         let mut off = off - self.ep_base[kk];
         let code = off % EP_CODES;
@@ -1102,11 +1101,28 @@ impl HalfIndex {
     }
 }
 
-#[allow(non_snake_case)]
 #[inline(always)]
-fn KK_PAWNS_NUMBER(ks: Square, kn: Square) -> Option<u16> {
+fn kk_pawns_number(ks: Square, kn: Square) -> Option<u16> {
     let n = TABLES.kk_pawns.number[ks.index()][kn.index()];
     (n != u16::MAX).then_some(n)
+}
+
+/// The block holding `idx`, given block starts `base` (ascending, last entry = total > idx).
+/// KK blocks are of similar sizes, so a proportional guess is within a step or two: cheaper
+/// than a binary search with its unpredictable branches.
+#[inline(always)]
+fn find_block(base: &[u64], idx: u64) -> usize {
+    let blocks = base.len() - 1;
+    let total = base[blocks];
+    // idx < 2^48 and blocks < 2^11 for up to 7 men, so the product fits in u64.
+    let mut b = (idx * blocks as u64 / total) as usize;
+    while base[b] > idx {
+        b -= 1;
+    }
+    while base[b + 1] <= idx {
+        b += 1;
+    }
+    b
 }
 
 #[inline(always)]

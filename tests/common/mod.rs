@@ -149,10 +149,8 @@ pub fn legal(p: &TbPosition) -> bool {
 /// Is `d` an image of `p` under the symmetries the index may use (board symmetries, and the
 /// colour flip for endgames with the same men on both sides)?
 pub fn same_up_to_symmetry(p: &TbPosition, d: &TbPosition, pawns: bool, symmetric: bool) -> bool {
-    let flipped = p.color_flipped();
-    let candidates: &[TbPosition] = if symmetric { &[*p, flipped] } else { &[*p] };
     let dk = (d.king(Color::White), d.king(Color::Black));
-    candidates.iter().any(|c| {
+    let image_of = |c: &TbPosition| {
         (0..8u8).any(|i| {
             let s = Symmetry {
                 mirror_files: i & 1 != 0,
@@ -167,9 +165,17 @@ pub fn same_up_to_symmetry(p: &TbPosition, d: &TbPosition, pawns: bool, symmetri
                 s.square(c.king(Color::White)),
                 s.square(c.king(Color::Black)),
             ) == dk
-                && c.transformed(s) == *d
+                && c.stm == d.stm
+                && c.ep.map(|e| s.square(e)) == d.ep
+                && (0..2).all(|col| {
+                    (0..6).all(|t| {
+                        let b = c.pieces[col][t];
+                        (b.0 == 0 && d.pieces[col][t].0 == 0) || s.bitboard(b) == d.pieces[col][t]
+                    })
+                })
         })
-    })
+    };
+    image_of(p) || (symmetric && image_of(&p.color_flipped()))
 }
 
 /// Calls `f` with each en-passant variant of a legal position: one per sntm pawn that may just

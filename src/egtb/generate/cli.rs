@@ -3,7 +3,6 @@
 
 use super::{build_endgame, gentb, plan, verify_endgame, GenError, GenOptions, TableSummary};
 use crate::egtb::material::Material;
-use crate::egtb::tables::EndgameTables;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -120,7 +119,8 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     Ok(())
 }
 
-/// Times each endgame with 1 and 2 threads (sub-endgames built first, not timed).
+/// Times each endgame with 1 and 2 threads, or with `--threads N` only (sub-endgames built
+/// first, not timed).
 fn bench(args: &GentbArgs, opts: &GenOptions) -> Result<(), GenError> {
     let names: Vec<String> = if args.endgames.is_empty() {
         BENCH_SET.iter().map(|s| s.to_string()).collect()
@@ -140,13 +140,17 @@ fn bench(args: &GentbArgs, opts: &GenOptions) -> Result<(), GenError> {
             },
             &mut |_| {},
         )?;
-        for threads in [1usize, 2] {
+        let counts: Vec<usize> = match args.threads {
+            Some(t) => vec![t],
+            None => vec![1, 2],
+        };
+        for &threads in &counts {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .map_err(|e| GenError::Io(args.dir.clone(), std::io::Error::other(e)))?;
             let o = GenOptions {
-                verify: threads == 2, // verify once
+                verify: threads == *counts.last().expect("one count at least"), // verify once
                 ..opts.clone()
             };
             let s = pool.install(|| build_endgame(&m, &o))?;
@@ -171,7 +175,6 @@ fn bench(args: &GentbArgs, opts: &GenOptions) -> Result<(), GenError> {
                 )),
             );
         }
-        let _ = EndgameTables::open(&args.dir, &m)?;
     }
     Ok(())
 }

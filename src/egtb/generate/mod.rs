@@ -4,6 +4,7 @@
 //! move and un-move generators in `moves`.
 
 pub mod cli;
+pub mod layout;
 pub mod moves;
 pub mod solve;
 pub mod verify;
@@ -13,6 +14,7 @@ use crate::egtb::index::{EndgameIndex, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::tables::EndgameTables;
 use indicatif::{ProgressBar, ProgressStyle};
+use layout::Layout;
 use solve::{wdl_of_work, Solver, SubTables, Wdl, Work};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -89,8 +91,9 @@ pub struct HalfSummary {
     /// Deepest DTM win and loss (winner's moves).
     pub max_dtm_win: Option<u16>,
     pub max_dtm_loss: Option<u16>,
-    /// Deepest DTZ and DTZ50 win (plies).
+    /// Deepest DTZ win and loss, DTZ50 win (plies).
     pub max_dtz_win: Option<u16>,
+    pub max_dtz_loss: Option<u16>,
     pub max_dtz50_win: Option<u16>,
     /// DTZ wins that the 50-move rule turns into draws.
     pub dtz50_draws_of_wins: u64,
@@ -254,7 +257,8 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let start = Instant::now();
     let subs = SubTables::new(&m, open_subs(&opts.dir, &m)?);
     let index = EndgameIndex::new(&m);
-    let total: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
+    let layout = Layout::new(&index);
+    let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
     let bar = progress_bar(opts, total);
     let solve = |metric: Metric, pawn_wdl: Option<&Wdl>, round: u32| -> Work {
         let label = if round > 1 {
@@ -267,35 +271,55 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
             bar.set_message(format!("{label} pass {pass}"));
             bar.set_position(resolved);
         };
-        Solver::new(&index, &subs, metric, pawn_wdl).run(&on_pass)
+        Solver::new(&layout, &subs, metric, pawn_wdl).run(&on_pass)
+    };
+    let nalimov = |work: &Work| -> Work {
+        let out = to_nalimov(&layout, work);
+        bar.set_message(format!("{m} writing"));
+        out
     };
 
     let dtm = solve(Metric::Dtm, None, 1);
     let wdl = wdl_of_work(&dtm);
+    let dtm = nalimov(&dtm);
     let mut halves = summarise_dtm(&index, &dtm);
     write_work(&opts.dir, &m, Metric::Dtm, dtm)?;
 
     let dtz = solve(Metric::Dtz, Some(&wdl), 1);
-    let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
-    summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
-    write_work(&opts.dir, &m, Metric::Dtz, dtz)?;
+    let dtz_nalimov = nalimov(&dtz);
+    let dtz_wdl_wins: Wdl = wdl_of_work(&dtz_nalimov);
+    summarise_dtz(&mut halves, &dtz_nalimov, Metric::Dtz, None);
+    write_work(&opts.dir, &m, Metric::Dtz, dtz_nalimov)?;
 
     // DTZ50: pawn-move targets need their own DTZ50 result. Start from the plain result and
     // solve again until it no longer changes: pawn moves only advance, so this converges.
     let mut pawn_wdl = wdl;
     let mut rounds = 0;
-    let dtz50 = loop {
-        rounds += 1;
-        let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
-        if !m.has_pawns() {
-            break w;
+    let dtz_max = halves
+        .iter()
+        .flatten()
+        .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
+        .max()
+        .unwrap_or(0);
+    let dtz50 = if dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
+        // Same terminal values and nothing beyond 100 plies: the rule changes nothing.
+        bar.set_message(format!("{m} dtz50 = dtz"));
+        dtz
+    } else {
+        loop {
+            rounds += 1;
+            let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
+            if !m.has_pawns() {
+                break w;
+            }
+            let new = wdl_of_work(&w);
+            if new == pawn_wdl {
+                break w;
+            }
+            pawn_wdl = new;
         }
-        let new = wdl_of_work(&w);
-        if new == pawn_wdl {
-            break w;
-        }
-        pawn_wdl = new;
     };
+    let dtz50 = nalimov(&dtz50);
     summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
     write_work(&opts.dir, &m, Metric::Dtz50, dtz50)?;
     bar.finish_and_clear();
@@ -411,13 +435,11 @@ fn summarise_dtz(
         };
         for (i, a) in v.iter().enumerate() {
             let out = solve::to_file_value(metric, a.load(Relaxed)).outcome();
-            if let Outcome::Win(n) = out {
-                let slot = if metric == Metric::Dtz {
-                    &mut s.max_dtz_win
-                } else {
-                    &mut s.max_dtz50_win
-                };
-                *slot = (*slot).max(Some(n));
+            match (out, metric) {
+                (Outcome::Win(n), Metric::Dtz) => s.max_dtz_win = s.max_dtz_win.max(Some(n)),
+                (Outcome::Loss(n), Metric::Dtz) => s.max_dtz_loss = s.max_dtz_loss.max(Some(n)),
+                (Outcome::Win(n), _) => s.max_dtz50_win = s.max_dtz50_win.max(Some(n)),
+                _ => {}
             }
             if let Some(p) = plain {
                 let was_win = p[h].as_ref().is_some_and(|p| p[i] == 2);
@@ -427,4 +449,34 @@ fn summarise_dtz(
             }
         }
     }
+}
+
+/// Working values re-ordered from the generator's layout into the Nalimov index's order.
+fn to_nalimov(layout: &Layout, work: &Work) -> Work {
+    use rayon::prelude::*;
+    use std::sync::atomic::AtomicU16;
+    let index = layout.nalimov();
+    [Half::Wtm, Half::Btm].map(|h| {
+        if !index.stored_halves().contains(&h) {
+            return None;
+        }
+        let size = index.size(h);
+        Some(
+            (0..size)
+                .into_par_iter()
+                .map(|i| {
+                    let code = match index.decode(h, i) {
+                        None => solve::RESOLVED | solve::CODE_NONE,
+                        Some(pos) => {
+                            let (gh, gi) =
+                                layout.encode(&pos).expect("legal position has an entry");
+                            let v = work[gh as usize].as_ref().expect("both halves worked");
+                            v[gi as usize].load(Relaxed)
+                        }
+                    };
+                    AtomicU16::new(code)
+                })
+                .collect(),
+        )
+    })
 }
