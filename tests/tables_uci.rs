@@ -137,9 +137,9 @@ const KRNK: &str = "8/8/8/8/3k4/8/1K6/R1N5 w - - 0 1";
 fn nps(lines: &[String]) -> u64 {
     lines
         .iter()
+        .rev()
         .filter(|l| l.starts_with("info depth"))
-        .filter_map(|l| field(l, "nps"))
-        .last()
+        .find_map(|l| field(l, "nps"))
         .unwrap_or(0)
 }
 
