@@ -221,3 +221,56 @@ fn damaged_missing_and_deleted_tables_are_refused_and_reported() {
     assert!(reader.probe(&pos).is_none(), "deleted table no longer used");
     assert!(msgs3.lock().unwrap().join("\n").contains("deleted"));
 }
+
+#[test]
+fn engine_probe_cli_answers_each_line_and_agrees_with_the_registry() {
+    use std::io::Write;
+    let s = setup();
+    let (tb, _) = registry(&s.path);
+    let reg = tb.snapshot();
+    let fens = [
+        "8/8/8/8/8/2k5/8/K6R w - - 0 1",
+        "8/1n6/8/3R4/8/7k/8/3K4 w - - 90 1",
+        "8/8/8/4k3/8/8/2KQ4/8 b - - 0 1",
+        "r3k3/8/8/8/8/8/8/4K3 b q - 0 1",
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["probe", "--json", "--dir"])
+        .arg(&s.path)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(fens.join("\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), fens.len(), "{text}");
+    for (fen, line) in fens.iter().zip(&lines) {
+        assert!(line.starts_with(&format!("{{\"fen\": \"{fen}\"")), "{line}");
+        let pos = Position::from_fen(fen).unwrap();
+        match reg.probe(&pos) {
+            Some(p) => {
+                assert!(
+                    line.contains(&format!("\"wdl\": \"{}\"", p.wdl().name())),
+                    "{line}"
+                );
+                assert!(line.contains(&format!("\"wdl50\": \"{}\"", p.wdl50(0).name())));
+                let dtm = p.dtm_plies().map_or("null".into(), |d| d.to_string());
+                assert!(line.contains(&format!("\"dtm\": {dtm},")), "{line}");
+                assert!(line.contains("\"best\": \""), "{line}");
+            }
+            None => assert!(line.contains("\"error\""), "{line}"),
+        }
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a position not in the tables: exit 2"
+    );
+}
