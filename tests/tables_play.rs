@@ -274,3 +274,46 @@ fn engine_probe_cli_answers_each_line_and_agrees_with_the_registry() {
         "a position not in the tables: exit 2"
     );
 }
+
+#[test]
+fn search_scores_table_positions_with_the_real_counter() {
+    use fortress::search::{Control, Engine, Limits, MATE, MATE_BOUND};
+    let s = setup();
+    let (tb, _) = registry(&s.path);
+    let mut engine = Engine::new(16);
+    engine.tables = Some(tb);
+    let limits = Limits {
+        depth: Some(6),
+        ..Default::default()
+    };
+    let search = |fen: &str| {
+        let pos = Position::from_fen(fen).unwrap();
+        engine.search(&pos, &limits, &Control::new(false), &mut |_| {})
+    };
+    // KRK, DTM 14 moves = 27 plies, DTZ50 27: a mate score from a fresh counter...
+    let r = search("8/8/8/8/8/2k5/8/K6R w - - 0 1");
+    assert_eq!(r.score, MATE - 27);
+    // ...a draw with a small bonus once the rule cannot be met (h = 90 leaves 10 plies).
+    let r = search("8/8/8/8/8/2k5/8/K6R w - - 90 1");
+    assert_eq!(r.score, 2);
+    // Interior nodes: the root (KRKN with a knight en prise) is searched with KRKN's table
+    // absent; the capture leads into KRK, probed inside the search with its own counter.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["KRK", "KNK"] {
+        for metric in ["dtm", "dtz", "dtz50"] {
+            let f = format!("{name}.{metric}.ftb");
+            std::fs::copy(s.path.join(&f), dir.path().join(&f)).unwrap();
+        }
+    }
+    let (tb2, _) = registry(dir.path());
+    let mut engine = Engine::new(16);
+    engine.tables = Some(tb2);
+    let pos = Position::from_fen("8/3n4/8/3R4/8/7k/8/3K4 w - - 95 1").unwrap();
+    let r = engine.search(&pos, &limits, &Control::new(false), &mut |_| {});
+    assert!(
+        r.score > MATE_BOUND,
+        "capture into a won KRK scores as a mate: {}",
+        r.score
+    );
+    assert_eq!(r.best.unwrap().to_string(), "d5d7");
+}
