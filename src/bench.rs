@@ -28,8 +28,18 @@ pub fn positions() -> Vec<Position> {
 
 /// Runs the bench; `progress` gets each position's index, FEN and node count.
 pub fn run(depth: u32, progress: &mut dyn FnMut(usize, &str, u64)) -> BenchResult {
+    run_with(depth, None, progress)
+}
+
+/// The bench with endgame tables probed in the search (`engine bench --tables DIR`).
+pub fn run_with(
+    depth: u32,
+    tables: Option<std::sync::Arc<crate::egtb::Tablebases>>,
+    progress: &mut dyn FnMut(usize, &str, u64),
+) -> BenchResult {
     let mut engine = Engine::new(HASH_MB);
     engine.threads = 1;
+    engine.tables = tables;
     let limits = Limits {
         depth: Some(depth),
         ..Default::default()

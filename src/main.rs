@@ -1,5 +1,5 @@
 //! The `engine` binary: with no argument it speaks UCI on standard input and output; the
-//! subcommands are tools (perft, bench, tables).
+//! subcommands are tools (perft, bench, tables). Each arm only parses and calls the library.
 
 use clap::{Parser, Subcommand};
 use fortress::chess::perft::perft_divide;
@@ -32,6 +32,20 @@ enum Command {
         /// Search depth in plies.
         #[arg(default_value_t = fortress::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Probe the endgame tables of these directories (`;`-separated) during the bench.
+        #[arg(long)]
+        tables: Option<String>,
+    },
+    /// Table values of a position and its moves, and the move SZ°Z50Z picks.
+    Probe {
+        /// The position (default: FENs one per line on standard input).
+        fen: Vec<String>,
+        /// Table directories, separated by `;` (default: the engine's `tables/`).
+        #[arg(long)]
+        dir: Option<String>,
+        /// One JSON object per position.
+        #[arg(long)]
+        json: bool,
     },
     /// Index sizes and broken entries of an endgame's two halves, and what its table files hold.
     Tbinfo {
@@ -44,6 +58,29 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Build endgame tables (DTM, DTZ, DTZ50) with the sub-endgames they need, then verify them.
+    Gentb {
+        /// Endgames to build, e.g. KQKR KRPKR (either colouring).
+        endgames: Vec<String>,
+        /// Build every endgame with up to N men (kings included).
+        #[arg(long)]
+        men: Option<u8>,
+        /// Directory of the table files.
+        #[arg(long, default_value = "tables")]
+        dir: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Rebuild the named endgames even if their tables are present and valid.
+        #[arg(long)]
+        force: bool,
+        /// Only verify the named endgames' present tables.
+        #[arg(long)]
+        verify: bool,
+        /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.
+        #[arg(long)]
+        bench: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -55,9 +92,34 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
-        Some(Command::Bench { depth }) => run_bench(depth),
-        Some(Command::Tbinfo { endgame, dir, json }) => {
-            fortress::egtb::info::run(&endgame, &dir, json)
+        Some(Command::Bench { depth, tables }) => run_bench(depth, tables.as_deref()),
+        Some(Command::Probe { fen, dir, json }) => run_probe(&fen.join(" "), dir.as_deref(), json),
+        Some(Command::Tbinfo { endgame, dir, json }) => run_tbinfo(&endgame, &dir, json),
+        Some(Command::Gentb {
+            endgames,
+            men,
+            dir,
+            threads,
+            force,
+            verify,
+            bench,
+        }) => {
+            let args = fortress::egtb::generate::cli::GentbArgs {
+                endgames,
+                men,
+                dir,
+                threads,
+                force,
+                verify,
+                bench,
+            };
+            match fortress::egtb::generate::cli::run(&args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("gentb: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
     }
 }
@@ -88,9 +150,39 @@ fn run_perft(depth: u32, fen: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_bench(depth: u32) -> ExitCode {
+fn run_probe(fen: &str, dir: Option<&str>, json: bool) -> ExitCode {
+    use fortress::egtb::probe::{default_dir, split_path};
+    use std::io::BufRead;
+    let dirs = dir.map_or_else(|| vec![default_dir()], split_path);
+    let reg = fortress::egtb::probe_cli::open_registry(dirs, &mut std::io::stderr());
+    let mut out = std::io::stdout().lock();
+    let mut all = true;
+    if fen.trim().is_empty() {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if !line.trim().is_empty() {
+                all &= fortress::egtb::probe_cli::answer(&reg, &line, json, &mut out);
+            }
+        }
+    } else {
+        all = fortress::egtb::probe_cli::answer(&reg, fen, json, &mut out);
+    }
+    if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
+
+fn run_bench(depth: u32, tables: Option<&str>) -> ExitCode {
     let total = fortress::bench::positions().len();
-    let result = fortress::bench::run(depth, &mut |i, fen, nodes| {
+    let tb = tables.map(|t| {
+        let tb = fortress::egtb::Tablebases::new();
+        tb.set_path(fortress::egtb::probe::split_path(t));
+        eprintln!("tables: {} endgames", tb.snapshot().len());
+        tb
+    });
+    let result = fortress::bench::run_with(depth, tb, &mut |i, fen, nodes| {
         eprintln!("Position: {}/{} ({}): {} nodes", i, total, fen, nodes);
     });
     eprintln!();
@@ -102,4 +194,26 @@ fn run_bench(depth: u32) -> ExitCode {
         result.nodes * 1000 / result.millis.max(1)
     );
     ExitCode::SUCCESS
+}
+
+fn run_tbinfo(endgame: &str, dir: &std::path::Path, json: bool) -> ExitCode {
+    match fortress::egtb::info::tbinfo(endgame, dir) {
+        Ok(report) => {
+            if json {
+                println!("{}", fortress::egtb::info::to_json(&report));
+            } else {
+                print!("{}", fortress::egtb::info::to_text(&report));
+            }
+            // A file that exists but was refused is an error for scripts too.
+            if report.files_ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            }
+        }
+        Err(e) => {
+            eprintln!("tbinfo: {e}");
+            ExitCode::from(1)
+        }
+    }
 }

@@ -264,6 +264,23 @@ impl Position {
 
     // ----- building -----
 
+    /// Empties the board and resets the state, keeping the history's allocation: lets a tool
+    /// that sets up many positions (the table verifier) reuse one `Position` without allocating.
+    pub(crate) fn clear(&mut self) {
+        self.by_color = [Bitboard::EMPTY; 2];
+        self.by_kind = [Bitboard::EMPTY; 6];
+        self.board = [None; 64];
+        self.stm = Color::White;
+        self.castling = 0;
+        self.ep = None;
+        self.halfmove = 0;
+        self.fullmove = 1;
+        self.key = 0;
+        self.pawn_key = 0;
+        self.checkers = Bitboard::EMPTY;
+        self.history.clear();
+    }
+
     #[inline(always)]
     pub(crate) fn put_piece(&mut self, piece: Piece, sq: Square) {
         let bb = Bitboard::from_square(sq);

@@ -1,17 +1,29 @@
 //! Endgame tables: material signatures, the Nalimov index (Nalimov, Haworth, Heinz 2001,
-//! Section 3), the table file format (Bourzutschky, Tamplin, Haworth 2005, Section 6) and the
-//! `tbinfo` report. The retrograde generator and the probe build on these:
+//! Section 3), the table file format (Bourzutschky, Tamplin, Haworth 2005, Section 6), the
+//! `tbinfo` report, the retrograde generator (`generate`, `engine gentb`) and the three tables of
+//! an endgame opened together (`tables`, what the probe reads):
 //!
 //! * generator: `Material::sub_endgames` for the order of work; `EndgameIndex::new`, `size`,
 //!   `stored_halves` and `decode(half, i)` over whole ranges (allocation-free, `Sync`, so rayon
 //!   may split the range); `index` for the positions reached by a move; `file::write_table`.
-//! * probe: `Material` of the board, `EndgameIndex::index(&TbPosition)` (colour flip, symmetry
-//!   and e.p. zone handled inside) and `file::TableFile::value(half, i)`.
+//! * probe: `EndgameTables::open(dir, &material)` and `probe(&TbPosition)` for DTM, DTZ and
+//!   DTZ50 at once; underneath, `EndgameIndex::index(&TbPosition)` (colour flip, symmetry and
+//!   e.p. zone handled inside) and `file::TableFile::value(half, i)`; `TbValue::outcome` decodes.
+//! * in play: the registry and probe (`probe`), the root strategy SZ°Z50⁻Z⁻ (`strategy`), the
+//!   background generator (`background`) and `engine probe` (`probe_cli`).
 
+pub mod background;
 pub mod file;
+pub mod generate;
 pub mod index;
 pub mod info;
 pub mod material;
+pub mod probe;
+pub mod probe_cli;
+pub mod strategy;
+pub mod tables;
 
 pub use index::{EndgameIndex, Half, Symmetry, TbPosition};
 pub use material::{Material, MaterialError};
+pub use probe::{Tablebases, TbProbe, TbReader, Wdl};
+pub use tables::EndgameTables;

@@ -2,11 +2,15 @@
 //! iterative deepening with aspiration windows and MultiPV at the root, and the reports the
 //! UCI layer turns into `info` lines.
 
+use super::knowledge::CURSED;
 use super::time::{budget, Budget, Clock};
 use super::tt::{Bound, TranspositionTable};
 use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
+use super::value::{mate_in, mated_in, DRAW};
 use super::worker::{RootMove, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
+use crate::egtb::probe::{analyse_root, Tablebases, Wdl};
+use crate::egtb::strategy::{self, MoveValues};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -125,6 +129,7 @@ pub(crate) struct Shared<'a> {
     pub tbhits: AtomicU64,
     pub threads: usize,
     pub blockage_detection: bool,
+    pub tables: Option<Arc<Tablebases>>,
 }
 
 impl Shared<'_> {
@@ -150,6 +155,8 @@ pub struct Engine {
     pub move_overhead_ms: u64,
     /// Whether pawn endings consult the blockage (fence) detector.
     pub blockage_detection: bool,
+    /// The endgame tables (None: no probing).
+    pub tables: Option<Arc<Tablebases>>,
 }
 
 impl Engine {
@@ -160,6 +167,7 @@ impl Engine {
             multipv: 1,
             move_overhead_ms: 10,
             blockage_detection: true,
+            tables: None,
         }
     }
 
@@ -210,6 +218,7 @@ impl Engine {
             tbhits: AtomicU64::new(0),
             threads: self.threads.max(1),
             blockage_detection: self.blockage_detection,
+            tables: self.tables.clone(),
         };
 
         let mut root_moves: Vec<RootMove> = legal_moves(pos)
@@ -235,6 +244,13 @@ impl Engine {
                 depth: 0,
                 nodes: 0,
             };
+        }
+
+        // A root in the tables is answered by the root strategy (SZ°Z50⁻Z⁻), without search.
+        if limits.searchmoves.is_empty() && limits.mate.is_none() {
+            if let Some(r) = self.table_root(pos, limits, control, report) {
+                return r;
+            }
         }
 
         let max_depth = limits
@@ -281,6 +297,62 @@ impl Engine {
             depth,
             nodes: shared.nodes.load(Ordering::Relaxed),
         }
+    }
+
+    /// The root move by the tables (`egtb::strategy`), if the root and every position one move
+    /// away are in them. Reports one line: mate in the root's DTM when it is won (lost) under
+    /// the 50-move rule with the game's counter, else a draw score.
+    fn table_root(
+        &self,
+        pos: &Position,
+        limits: &Limits,
+        control: &Control,
+        report: &mut dyn FnMut(&Report),
+    ) -> Option<SearchResult> {
+        let tb = self.tables.as_ref()?;
+        let reg = tb.snapshot();
+        let h = pos.halfmove_clock();
+        let mut a = analyse_root(&reg, pos, false)?;
+        let w50 = a.root.wdl50(h);
+        if w50 == Wdl::Draw {
+            // The drawn-position rule counts the opponent's losing replies.
+            a = analyse_root(&reg, pos, true)?;
+        }
+        let values: Vec<MoveValues> = a.moves.iter().map(|m| m.1).collect();
+        let choice = strategy::choose(h, &values)?;
+        let best = a.moves[choice.best].0;
+        let score = match (choice.wdl50, a.root.dtm_plies()) {
+            (Wdl::Win, Some(p)) => mate_in(p as usize),
+            (Wdl::Loss, Some(p)) => mated_in(p as usize),
+            _ => match a.root.wdl() {
+                Wdl::Win => DRAW + CURSED,
+                Wdl::Loss => DRAW - CURSED,
+                Wdl::Draw => DRAW,
+            },
+        };
+        let elapsed = control.elapsed();
+        let plies = a.root.dtm_plies().unwrap_or(1).max(1) as u32;
+        report(&Report {
+            depth: plies,
+            seldepth: plies,
+            multipv: 1,
+            score: Score::from_value(score),
+            bound: Bound::Exact,
+            nodes: a.moves.len() as u64,
+            nps: 0,
+            hashfull: self.tt.hashfull(),
+            tbhits: a.probes,
+            time_ms: elapsed.as_millis() as u64,
+            pv: vec![best],
+        });
+        self.wait_while_infinite(limits, control);
+        Some(SearchResult {
+            best: Some(best),
+            ponder: None,
+            score,
+            depth: plies,
+            nodes: a.moves.len() as u64,
+        })
     }
 
     fn wait_while_infinite(&self, limits: &Limits, control: &Control) {

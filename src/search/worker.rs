@@ -80,7 +80,10 @@ impl<'a> Worker<'a> {
     ) -> Worker<'a> {
         Worker {
             pawns: PawnCache::new(),
-            knowledge: Knowledge::new(shared.blockage_detection),
+            knowledge: Knowledge::new(
+                shared.blockage_detection,
+                shared.tables.as_ref().map(|t| t.reader()),
+            ),
             stack: (0..MAX_PLY + 2)
                 .map(|_| PlyMoves {
                     list: MoveList::new(),
@@ -108,6 +111,12 @@ impl<'a> Worker<'a> {
             .nodes
             .fetch_add(self.unflushed, Ordering::Relaxed);
         self.unflushed = 0;
+        if self.knowledge.tbhits > 0 {
+            self.shared
+                .tbhits
+                .fetch_add(self.knowledge.tbhits, Ordering::Relaxed);
+            self.knowledge.tbhits = 0;
+        }
     }
 
     #[inline(always)]
@@ -300,8 +309,13 @@ impl<'a> Worker<'a> {
     /// `Err(value)` when that settles the node for the window. A known bound narrows the window
     /// (the paper's beta = DRAW) and the caller clamps the node's result to it, so that no
     /// fail-soft score can claim more than is known.
-    fn known_bounds(&mut self, alpha: Value, beta: Value) -> Result<(Value, Value), Value> {
-        let (lo, hi) = match self.knowledge.probe(&self.pos) {
+    fn known_bounds(
+        &mut self,
+        alpha: Value,
+        beta: Value,
+        ply: usize,
+    ) -> Result<(Value, Value), Value> {
+        let (lo, hi) = match self.knowledge.probe(&self.pos, ply) {
             Verdict::Exact(v) => return Err(v),
             Verdict::AtMost(v) => (-INFINITE, v),
             Verdict::AtLeast(v) => (v, INFINITE),
@@ -371,7 +385,7 @@ impl<'a> Worker<'a> {
         if alpha >= beta {
             return alpha;
         }
-        let (lo, hi) = match self.known_bounds(alpha, beta) {
+        let (lo, hi) = match self.known_bounds(alpha, beta, ply) {
             Ok(bounds) => bounds,
             Err(v) => return v,
         };
@@ -604,7 +618,7 @@ impl<'a> Worker<'a> {
                 evaluate_cached(&self.pos, &mut self.pawns)
             };
         }
-        let (lo, hi) = match self.known_bounds(alpha, beta) {
+        let (lo, hi) = match self.known_bounds(alpha, beta, ply) {
             Ok(bounds) => bounds,
             Err(v) => return v,
         };

@@ -4,6 +4,8 @@
 
 use super::protocol::{self, Command, GoParams, Info, OptionKind, Parsed};
 use crate::chess::{parse_uci_move, Position};
+use crate::egtb::background::Background;
+use crate::egtb::probe::{default_dir, split_path, Tablebases};
 use crate::search::{self, Control, Engine, Limits, Report};
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -49,6 +51,30 @@ fn option_list() -> Vec<(&'static str, OptionKind)> {
                 max: 5_000,
             },
         ),
+        ("BlockageDetection", OptionKind::Check { default: true }),
+        (
+            "NalimovPath",
+            OptionKind::String {
+                default: default_dir().display().to_string(),
+            },
+        ),
+        (
+            "NalimovCache",
+            OptionKind::Spin {
+                default: 64,
+                min: 1,
+                max: 65_536,
+            },
+        ),
+        ("GenerateMissingTables", OptionKind::Check { default: true }),
+        (
+            "GenerateMaxMen",
+            OptionKind::Spin {
+                default: 4,
+                min: 3,
+                max: 5,
+            },
+        ),
     ]
 }
 
@@ -69,10 +95,14 @@ fn say(out: &Out, text: &str) {
 struct Running {
     control: Arc<Control>,
     handle: JoinHandle<()>,
+    /// Set by the search thread once its `bestmove` is out: the search is over for the GUI,
+    /// even if the thread has not quite ended yet.
+    answered: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub struct Session {
     engine: Arc<Engine>,
+    tables: Arc<Tablebases>,
     position: Position,
     running: Option<Running>,
     out: Out,
@@ -82,11 +112,25 @@ impl Session {
     pub fn new(out: Box<dyn Write + Send>) -> Session {
         let mut engine = Engine::new(DEFAULT_HASH_MB);
         engine.move_overhead_ms = DEFAULT_OVERHEAD_MS;
+        let out: Out = Arc::new(Mutex::new(out));
+        // The tables report through a sink: egtb does not know UCI.
+        let tables = Tablebases::new();
+        let sink_out = Arc::clone(&out);
+        tables.set_sink(Some(Arc::new(move |text: &str| {
+            say(&sink_out, &format!("info string {}", text))
+        })));
+        tables.set_path(vec![default_dir()]);
+        tables
+            .generate_missing
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        *tables.background.lock().expect("background lock") = Some(Background::start(&tables));
+        engine.tables = Some(Arc::clone(&tables));
         Session {
             engine: Arc::new(engine),
+            tables,
             position: Position::startpos(),
             running: None,
-            out: Arc::new(Mutex::new(out)),
+            out,
         }
     }
 
@@ -114,7 +158,10 @@ impl Session {
                 say(&self.out, "uciok");
             }
             Command::Debug(_) => {}
-            Command::IsReady => say(&self.out, "readyok"),
+            Command::IsReady => {
+                self.tables.rescan();
+                say(&self.out, "readyok")
+            }
             Command::UciNewGame => {
                 self.finish_search();
                 self.engine.clear_hash();
@@ -150,7 +197,7 @@ impl Session {
 
     fn searching(&mut self) -> bool {
         if let Some(r) = &self.running {
-            if r.handle.is_finished() {
+            if r.handle.is_finished() || r.answered.load(std::sync::atomic::Ordering::SeqCst) {
                 let r = self.running.take().expect("checked above");
                 let _ = r.handle.join();
                 return false;
@@ -202,6 +249,26 @@ impl Session {
                 Ok(())
             }
             "BlockageDetection" => boolean(value).map(|b| engine.blockage_detection = b),
+            "NalimovPath" => {
+                let dirs = split_path(value.unwrap_or(""));
+                self.tables.set_path(dirs);
+                Ok(())
+            }
+            "NalimovCache" => number(value).map(|n| {
+                self.tables
+                    .cache_mb
+                    .store(n as u64, std::sync::atomic::Ordering::Relaxed)
+            }),
+            "GenerateMissingTables" => boolean(value).map(|b| {
+                self.tables
+                    .generate_missing
+                    .store(b, std::sync::atomic::Ordering::Relaxed)
+            }),
+            "GenerateMaxMen" => number(value).map(|n| {
+                self.tables
+                    .generate_max_men
+                    .store(n as u8, std::sync::atomic::Ordering::Relaxed)
+            }),
             // Pondering is the GUI's business (it sends `go ponder`); the option only tells it we can.
             "Ponder" => boolean(value).map(|_| ()),
             _ => Err(format!("option '{}' is not handled", canonical)),
@@ -269,11 +336,15 @@ impl Session {
             ponder: params.ponder,
             searchmoves,
         };
+        // Tables that appeared or disappeared since the last search.
+        self.tables.rescan();
         let control = Arc::new(Control::new(params.ponder));
         let engine = Arc::clone(&self.engine);
         let position = self.position.clone();
         let out = Arc::clone(&self.out);
         let thread_control = Arc::clone(&control);
+        let answered = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let thread_answered = Arc::clone(&answered);
         let handle = std::thread::Builder::new()
             .name("search".into())
             .stack_size(64 << 20)
@@ -283,10 +354,16 @@ impl Session {
                 });
                 let best = result.best.map_or("0000".to_string(), |m| m.to_string());
                 let ponder = result.ponder.map(|m| m.to_string());
+                // Before the line goes out: a GUI reacting to it finds the search over.
+                thread_answered.store(true, std::sync::atomic::Ordering::SeqCst);
                 say(&out, &protocol::format_bestmove(&best, ponder.as_deref()));
             })
             .expect("spawning the search thread");
-        self.running = Some(Running { control, handle });
+        self.running = Some(Running {
+            control,
+            handle,
+            answered,
+        });
     }
 }
 

@@ -1,0 +1,262 @@
+//! The generator's own working layout of an endgame: a plain mixed-radix number of the men's
+//! squares, so that a position's entry costs a few shifts and adds instead of the Nalimov
+//! index's symmetry, colex and exclusion arithmetic (Nalimov et al. 2001, Section 3, pay that
+//! price for space; the generator wants speed). The tables are written in Nalimov order at the
+//! end, one decode and one lookup per entry.
+//!
+//! Per side to move: White's king normalised into the triangle a1-d1-d4 (pawnless: the eight
+//! symmetries; when it stands on the diagonal, the smaller of the two numbers a position and
+//! its reflection get) or onto files a-d (with pawns: mirror a<->h), then Black's king (64),
+//! then each group of like men (colour, type) with its squares in ascending order (64 each,
+//! pawns 48). So every position has exactly one entry; entries that are not normal forms
+//! (unsorted like men, shared squares, the larger twin, ...) are broken. Positions with an
+//! en-passant capture available keep the Nalimov e.p. zone's numbering, after the plain part.
+
+use crate::chess::attacks::pawn_attacks;
+use crate::chess::{Bitboard, Color, PieceType};
+use crate::egtb::index::{EndgameIndex, Half, Symmetry, TbPosition};
+
+/// The triangle a1-d1-d4 (file >= rank) by number, and its inverse.
+const TRIANGLE: [u8; 10] = [0, 1, 2, 3, 9, 10, 11, 18, 19, 27];
+const TRIANGLE_NUMBER: [u8; 64] = {
+    let mut n = [u8::MAX; 64];
+    let mut i = 0;
+    while i < 10 {
+        n[TRIANGLE[i] as usize] = i as u8;
+        i += 1;
+    }
+    n
+};
+
+/// One group of like men.
+#[derive(Copy, Clone, Debug)]
+struct Group {
+    color: Color,
+    kind: PieceType,
+    count: u8,
+}
+
+pub struct Layout<'a> {
+    nalimov: &'a EndgameIndex,
+    pawns: bool,
+    symmetric: bool,
+    groups: Vec<Group>,
+    /// Entries of the plain part (per half).
+    plain: u64,
+    /// Nalimov main-zone size and e.p. entries, per half (0 when this half keeps none).
+    main: [u64; 2],
+    ep_len: [u64; 2],
+}
+
+impl<'a> Layout<'a> {
+    pub fn new(nalimov: &'a EndgameIndex) -> Layout<'a> {
+        let m = nalimov.material();
+        let pawns = m.has_pawns();
+        let mut groups = Vec::new();
+        let mut plain: u64 = if pawns { 32 } else { 10 } * 64;
+        for color in Color::BOTH {
+            for kind in [
+                PieceType::Queen,
+                PieceType::Rook,
+                PieceType::Bishop,
+                PieceType::Knight,
+                PieceType::Pawn,
+            ] {
+                let count = m.count(color, kind);
+                if count > 0 {
+                    groups.push(Group { color, kind, count });
+                    let r = if kind == PieceType::Pawn { 48u64 } else { 64 };
+                    plain *= r.pow(count as u32);
+                }
+            }
+        }
+        let symmetric = m.is_symmetric();
+        let mut main = [0; 2];
+        let mut ep_len = [0; 2];
+        // A symmetric endgame's index keeps one half (the other colour is flipped into it);
+        // here both halves are kept, each with its own e.p. part, so that every position has
+        // exactly one entry and un-moves meet each move once.
+        for h in Half::BOTH {
+            let (mz, _) = nalimov.zones(h);
+            main[h as usize] = mz;
+            ep_len[h as usize] = nalimov.size(h).saturating_sub(mz);
+        }
+        Layout {
+            nalimov,
+            pawns,
+            symmetric,
+            groups,
+            plain,
+            main,
+            ep_len,
+        }
+    }
+
+    /// Entries of a half.
+    pub fn size(&self, h: Half) -> u64 {
+        self.plain + self.ep_len[h as usize]
+    }
+
+    /// The entry of a legal position of this endgame.
+    #[inline]
+    pub fn encode(&self, pos: &TbPosition) -> Option<(Half, u64)> {
+        if let Some(ep) = pos.ep {
+            let stm = pos.stm;
+            let capturers = pawn_attacks(!stm, ep) & pos.pieces[stm.index()][0];
+            if capturers.any() {
+                let (h, i) = self.nalimov.index(pos)?;
+                let main = self.main[h as usize];
+                if i >= main {
+                    // `h` differs from the side to move only for a colour-flipped symmetric
+                    // endgame, whose halves have the same layout.
+                    return Some((Half::of(pos.stm), self.plain + i - main));
+                }
+            }
+        }
+        let wk = pos.king(Color::White);
+        let mut sym = Symmetry {
+            mirror_files: wk.file() >= 4,
+            mirror_ranks: !self.pawns && wk.rank() >= 4,
+            transpose: false,
+        };
+        if self.pawns {
+            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
+        }
+        let k = sym.square(wk);
+        if k.file() > k.rank() {
+            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
+        }
+        sym.transpose = true;
+        let t = self.plain_index(pos, sym);
+        if k.file() < k.rank() {
+            return Some((Half::of(pos.stm), t));
+        }
+        // On the diagonal both images have the king in the triangle: the smaller number wins.
+        sym.transpose = false;
+        Some((Half::of(pos.stm), t.min(self.plain_index(pos, sym))))
+    }
+
+    /// The plain number of `pos` seen through `sym` (which must bring White's king into the
+    /// normal region).
+    #[inline(always)]
+    fn plain_index(&self, pos: &TbPosition, sym: Symmetry) -> u64 {
+        let tr = |b: Bitboard| -> u64 { sym.bitboard(b).0 };
+        let wk = tr(pos.pieces[0][PieceType::King.index()]).trailing_zeros() as u64;
+        let bk = tr(pos.pieces[1][PieceType::King.index()]).trailing_zeros() as u64;
+        let mut idx = if self.pawns {
+            // White's king is on files a-d: rank * 4 + file.
+            (wk >> 3) * 4 + (wk & 3)
+        } else {
+            TRIANGLE_NUMBER[wk as usize] as u64
+        };
+        idx = idx * 64 + bk;
+        for g in &self.groups {
+            let mut b = tr(pos.pieces[g.color.index()][g.kind.index()]);
+            if g.kind == PieceType::Pawn {
+                for _ in 0..g.count {
+                    idx = idx * 48 + (b.trailing_zeros() as u64 - 8);
+                    b &= b - 1;
+                }
+            } else {
+                for _ in 0..g.count {
+                    idx = idx * 64 + b.trailing_zeros() as u64;
+                    b &= b - 1;
+                }
+            }
+        }
+        idx
+    }
+
+    /// The position of an entry, or None if the entry is broken.
+    #[inline]
+    pub fn decode(&self, h: Half, idx: u64) -> Option<TbPosition> {
+        if idx >= self.plain {
+            let i = self.main[h as usize] + idx - self.plain;
+            if self.symmetric && h == Half::Wtm {
+                return self.nalimov.decode(Half::Btm, i).map(|p| p.color_flipped());
+            }
+            return self.nalimov.decode(h, i);
+        }
+        let mut pos = TbPosition::empty(h.stm());
+        let mut x = idx;
+        let mut occ = 0u64;
+        for g in self.groups.iter().rev() {
+            let pawn = g.kind == PieceType::Pawn;
+            let mut prev = 64u64;
+            let mut bits = 0u64;
+            for _ in 0..g.count {
+                let sq = if pawn {
+                    let d = x % 48;
+                    x /= 48;
+                    d + 8
+                } else {
+                    let d = x % 64;
+                    x /= 64;
+                    d
+                };
+                // Digits were written ascending, so read back they must descend.
+                if sq >= prev || occ >> sq & 1 != 0 {
+                    return None;
+                }
+                prev = sq;
+                bits |= 1 << sq;
+                occ |= 1 << sq;
+            }
+            pos.pieces[g.color.index()][g.kind.index()] = Bitboard(bits);
+        }
+        let bk = x % 64;
+        let k = x / 64;
+        let wk = if self.pawns {
+            (k / 4) * 8 + k % 4
+        } else {
+            TRIANGLE[k as usize] as u64
+        };
+        if occ >> bk & 1 != 0 || occ >> wk & 1 != 0 || wk == bk {
+            return None;
+        }
+        pos.pieces[0][PieceType::King.index()] = Bitboard(1 << wk);
+        pos.pieces[1][PieceType::King.index()] = Bitboard(1 << bk);
+        if !pos.is_legal() {
+            return None;
+        }
+        // Of two twins on the diagonal only the smaller number is used.
+        if !self.pawns && wk % 9 == 0 && self.encode(&pos) != Some((h, idx)) {
+            return None;
+        }
+        Some(pos)
+    }
+
+    /// How many symmetries of the layout map `pos` to itself (1 or 2): a pawnless position with
+    /// every man on one long diagonal is its own reflection. Needed for the un-move counts.
+    #[inline]
+    pub fn stabiliser(&self, pos: &TbPosition) -> u8 {
+        if self.pawns {
+            return 1; // kings off the a-h mirror axis: never symmetric
+        }
+        const DIAG: u64 = 0x8040_2010_0804_0201;
+        const ANTI: u64 = 0x0102_0408_1020_4080;
+        let occ = pos.occupied().0;
+        let fixed = |sym: Symmetry| {
+            (0..2).all(|c| (0..6).all(|t| sym.bitboard(pos.pieces[c][t]) == pos.pieces[c][t]))
+        };
+        let diag = Symmetry {
+            mirror_files: false,
+            mirror_ranks: false,
+            transpose: true,
+        };
+        let anti = Symmetry {
+            mirror_files: true,
+            mirror_ranks: true,
+            transpose: true,
+        };
+        if (occ & !DIAG == 0 && fixed(diag)) || (occ & !ANTI == 0 && fixed(anti)) {
+            2
+        } else {
+            1
+        }
+    }
+
+    pub fn nalimov(&self) -> &EndgameIndex {
+        self.nalimov
+    }
+}

@@ -1,0 +1,482 @@
+//! `engine gentb`: builds endgame tables (DTM, DTZ, DTZ50) by retrograde analysis, sub-endgames
+//! first (Thompson 1996, Section 6: waves by number of men), writes them with `egtb::file`
+//! (atomic), and verifies each one by forward minimax (`verify`). The solver is in `solve`, the
+//! move and un-move generators in `moves`.
+
+pub mod cli;
+pub mod layout;
+pub mod moves;
+pub mod solve;
+pub mod verify;
+
+use crate::egtb::file::{file_name, write_table, Metric, Outcome, TableError, TableSpec, TbValue};
+use crate::egtb::index::{EndgameIndex, Half};
+use crate::egtb::material::{Material, MaterialError};
+use crate::egtb::tables::EndgameTables;
+use indicatif::{ProgressBar, ProgressStyle};
+use layout::Layout;
+use solve::{wdl_of_work, Solver, SubTables, Wdl, Work};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Instant;
+pub use verify::VerifyReport;
+
+/// How to run `gentb`.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    pub dir: PathBuf,
+    /// Rebuild tables that are already present and valid.
+    pub force: bool,
+    /// Show a progress bar (only drawn on a terminal).
+    pub progress: bool,
+    /// Verify each table after building it.
+    pub verify: bool,
+}
+
+#[derive(Debug)]
+pub enum GenError {
+    Material(MaterialError),
+    Table(TableError),
+    Io(PathBuf, std::io::Error),
+    /// Verification found entries that disagree with their successors.
+    Verify {
+        endgame: String,
+        report: VerifyReport,
+    },
+}
+
+impl fmt::Display for GenError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            GenError::Material(e) => write!(f, "{e}"),
+            GenError::Table(e) => write!(f, "{e}"),
+            GenError::Io(p, e) => write!(f, "{}: {e}", p.display()),
+            GenError::Verify { endgame, report } => {
+                write!(
+                    f,
+                    "{endgame}: verification failed: {} of {} entries disagree",
+                    report.disagreements, report.checked
+                )?;
+                for e in &report.examples {
+                    write!(f, "\n  {e}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for GenError {}
+
+impl From<TableError> for GenError {
+    fn from(e: TableError) -> Self {
+        GenError::Table(e)
+    }
+}
+
+impl From<MaterialError> for GenError {
+    fn from(e: MaterialError) -> Self {
+        GenError::Material(e)
+    }
+}
+
+/// Per half (side to move) figures of a built table.
+#[derive(Clone, Debug, Default)]
+pub struct HalfSummary {
+    pub positions: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Deepest DTM win and loss (winner's moves).
+    pub max_dtm_win: Option<u16>,
+    pub max_dtm_loss: Option<u16>,
+    /// Deepest DTZ win and loss, DTZ50 win (plies).
+    pub max_dtz_win: Option<u16>,
+    pub max_dtz_loss: Option<u16>,
+    pub max_dtz50_win: Option<u16>,
+    /// DTZ wins that the 50-move rule turns into draws.
+    pub dtz50_draws_of_wins: u64,
+}
+
+/// What building one table gave.
+#[derive(Clone, Debug)]
+pub struct TableSummary {
+    pub material: Material,
+    /// None if the table was already present and kept.
+    pub built: bool,
+    /// Indexed by `Half as usize`; the Wtm half of a symmetric endgame is not stored.
+    pub halves: [Option<HalfSummary>; 2],
+    pub seconds: f64,
+    pub verify_seconds: f64,
+    pub verify: Option<VerifyReport>,
+    /// Peak resident memory of the process so far, bytes (Linux; 0 elsewhere).
+    pub peak_bytes: u64,
+    /// DTZ50 solves needed until the pawn-move targets' values stopped changing.
+    pub dtz50_rounds: u32,
+}
+
+impl TableSummary {
+    pub fn positions(&self) -> u64 {
+        self.halves.iter().flatten().map(|h| h.positions).sum()
+    }
+
+    /// One line: endgame, positions, w/d/l per side, max DTM, max DTZ50, seconds, memory.
+    pub fn line(&self) -> String {
+        let mut s = format!("{:<7}", self.material.to_string());
+        if !self.built {
+            return s + " present, kept";
+        }
+        s += &format!(" {:>11} pos", self.positions());
+        for h in Half::BOTH {
+            if let Some(x) = &self.halves[h as usize] {
+                s += &format!(
+                    " | {} w/d/l {}/{}/{} dtm {}/{} dtz50 {}",
+                    h.name(),
+                    x.wins,
+                    x.draws,
+                    x.losses,
+                    opt(x.max_dtm_win),
+                    opt(x.max_dtm_loss),
+                    opt(x.max_dtz50_win)
+                );
+            }
+        }
+        s += &format!(
+            " | {:.2} s ({:.1} M pos/s)",
+            self.seconds,
+            self.positions() as f64 / self.seconds.max(1e-9) / 1e6
+        );
+        if let Some(v) = &self.verify {
+            s += &format!(
+                " | verified {} in {:.2} s, {} disagree",
+                v.checked, self.verify_seconds, v.disagreements
+            );
+        }
+        s + &format!(" | peak {} MiB", self.peak_bytes >> 20)
+    }
+}
+
+fn opt(x: Option<u16>) -> String {
+    x.map_or("-".into(), |v| v.to_string())
+}
+
+/// Peak resident set size of this process (VmHWM), 0 if unknown.
+pub fn peak_memory_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// The endgames to build for `targets`, each after every sub-endgame it needs (bare kings
+/// need no table).
+pub fn plan(targets: &[Material]) -> Vec<Material> {
+    fn visit(m: Material, out: &mut Vec<Material>) {
+        let m = m.canonical().0;
+        if m.men() <= 2 || out.contains(&m) {
+            return;
+        }
+        for s in m.sub_endgames() {
+            visit(s, out);
+        }
+        out.push(m);
+    }
+    let mut out = Vec::new();
+    for t in targets {
+        visit(*t, &mut out);
+    }
+    out
+}
+
+/// Opens the sub-endgame tables of `material` from `dir`.
+pub fn open_subs(dir: &Path, material: &Material) -> Result<Vec<EndgameTables>, GenError> {
+    material
+        .sub_endgames()
+        .iter()
+        .filter(|m| m.men() > 2)
+        .map(|m| EndgameTables::open(dir, m).map_err(GenError::from))
+        .collect()
+}
+
+/// Builds every endgame of `plan(targets)` that is missing (or all with `force`); calls
+/// `report` after each.
+pub fn gentb(
+    targets: &[Material],
+    opts: &GenOptions,
+    report: &mut dyn FnMut(&TableSummary),
+) -> Result<Vec<TableSummary>, GenError> {
+    std::fs::create_dir_all(&opts.dir).map_err(|e| GenError::Io(opts.dir.clone(), e))?;
+    let mut all = Vec::new();
+    let wanted: Vec<Material> = targets.iter().map(|m| m.canonical().0).collect();
+    for m in plan(targets) {
+        // Sub-endgames are rebuilt with --force only when named.
+        let force = opts.force && wanted.contains(&m);
+        let s = if !force && EndgameTables::open(&opts.dir, &m).is_ok() {
+            TableSummary {
+                material: m,
+                built: false,
+                halves: [None, None],
+                seconds: 0.0,
+                verify_seconds: 0.0,
+                verify: None,
+                peak_bytes: peak_memory_bytes(),
+                dtz50_rounds: 0,
+            }
+        } else {
+            build_endgame(&m, opts)?
+        };
+        report(&s);
+        all.push(s);
+    }
+    Ok(all)
+}
+
+fn progress_bar(opts: &GenOptions, total: u64) -> ProgressBar {
+    if !opts.progress {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg:<24} [{bar:30}] {pos}/{len} resolved, {per_sec}, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+/// Builds (and verifies, if asked) one endgame whose sub-endgames are present in `opts.dir`.
+pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSummary, GenError> {
+    let m = material.canonical().0;
+    let start = Instant::now();
+    let subs = SubTables::new(&m, open_subs(&opts.dir, &m)?);
+    let index = EndgameIndex::new(&m);
+    let layout = Layout::new(&index);
+    let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
+    let bar = progress_bar(opts, total);
+    let solve = |metric: Metric, pawn_wdl: Option<&Wdl>, round: u32| -> Work {
+        let label = if round > 1 {
+            format!("{m} {} round {round}", metric.name())
+        } else {
+            format!("{m} {}", metric.name())
+        };
+        bar.set_position(0);
+        let on_pass = |pass: u32, resolved: u64| {
+            bar.set_message(format!("{label} pass {pass}"));
+            bar.set_position(resolved);
+        };
+        Solver::new(&layout, &subs, metric, pawn_wdl).run(&on_pass)
+    };
+    let nalimov = |work: &Work| -> Work {
+        let out = to_nalimov(&layout, work);
+        bar.set_message(format!("{m} writing"));
+        out
+    };
+
+    let dtm = solve(Metric::Dtm, None, 1);
+    let wdl = wdl_of_work(&dtm);
+    let dtm = nalimov(&dtm);
+    let mut halves = summarise_dtm(&index, &dtm);
+    write_work(&opts.dir, &m, Metric::Dtm, dtm)?;
+
+    let dtz = solve(Metric::Dtz, Some(&wdl), 1);
+    let dtz_nalimov = nalimov(&dtz);
+    let dtz_wdl_wins: Wdl = wdl_of_work(&dtz_nalimov);
+    summarise_dtz(&mut halves, &dtz_nalimov, Metric::Dtz, None);
+    write_work(&opts.dir, &m, Metric::Dtz, dtz_nalimov)?;
+
+    // DTZ50: pawn-move targets need their own DTZ50 result. Start from the plain result and
+    // solve again until it no longer changes: pawn moves only advance, so this converges.
+    let mut pawn_wdl = wdl;
+    let mut rounds = 0;
+    let dtz_max = halves
+        .iter()
+        .flatten()
+        .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
+        .max()
+        .unwrap_or(0);
+    let dtz50 = if dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
+        // Same terminal values and nothing beyond 100 plies: the rule changes nothing.
+        bar.set_message(format!("{m} dtz50 = dtz"));
+        dtz
+    } else {
+        loop {
+            rounds += 1;
+            let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
+            if !m.has_pawns() {
+                break w;
+            }
+            let new = wdl_of_work(&w);
+            if new == pawn_wdl {
+                break w;
+            }
+            pawn_wdl = new;
+        }
+    };
+    let dtz50 = nalimov(&dtz50);
+    summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
+    write_work(&opts.dir, &m, Metric::Dtz50, dtz50)?;
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+
+    let (verify, verify_seconds) = if opts.verify {
+        let t = Instant::now();
+        let r = verify_tables(&opts.dir, &m, &subs.tables)?;
+        let secs = t.elapsed().as_secs_f64();
+        if r.disagreements > 0 {
+            // A wrong table must not look complete to the next run.
+            for metric in Metric::ALL {
+                let _ = std::fs::remove_file(opts.dir.join(file_name(&m, metric)));
+            }
+            return Err(GenError::Verify {
+                endgame: m.to_string(),
+                report: r,
+            });
+        }
+        (Some(r), secs)
+    } else {
+        (None, 0.0)
+    };
+    Ok(TableSummary {
+        material: m,
+        built: true,
+        halves,
+        seconds,
+        verify_seconds,
+        verify,
+        peak_bytes: peak_memory_bytes(),
+        dtz50_rounds: rounds,
+    })
+}
+
+fn verify_tables(
+    dir: &Path,
+    m: &Material,
+    subs: &[EndgameTables],
+) -> Result<VerifyReport, GenError> {
+    let own = EndgameTables::open(dir, m)?;
+    Ok(verify::verify(&own, subs))
+}
+
+/// `engine gentb --verify`: checks present tables against their successors.
+pub fn verify_endgame(dir: &Path, material: &Material) -> Result<VerifyReport, GenError> {
+    let m = material.canonical().0;
+    let subs = open_subs(dir, &m)?;
+    verify_tables(dir, &m, &subs)
+}
+
+fn write_work(dir: &Path, m: &Material, metric: Metric, work: Work) -> Result<(), GenError> {
+    // `into_iter().map().collect()` into a type of the same size reuses the allocation.
+    let [w, b] = work.map(|h| {
+        h.map(|v| {
+            v.into_iter()
+                .map(|a| solve::to_file_value(metric, a.into_inner()))
+                .collect::<Vec<TbValue>>()
+        })
+    });
+    let mut halves: Vec<(Half, &[TbValue])> = Vec::new();
+    if let Some(v) = &w {
+        halves.push((Half::Wtm, v));
+    }
+    if let Some(v) = &b {
+        halves.push((Half::Btm, v));
+    }
+    write_table(
+        dir,
+        &TableSpec {
+            material: *m,
+            metric,
+            halves: &halves,
+        },
+    )?;
+    Ok(())
+}
+
+fn summarise_dtm(index: &EndgameIndex, work: &Work) -> [Option<HalfSummary>; 2] {
+    let mut out: [Option<HalfSummary>; 2] = [None, None];
+    for &h in index.stored_halves() {
+        let v = work[h as usize].as_ref().expect("stored half");
+        let mut s = HalfSummary::default();
+        for a in v {
+            match solve::to_file_value(Metric::Dtm, a.load(Relaxed)).outcome() {
+                Outcome::Broken => continue,
+                Outcome::Draw => s.draws += 1,
+                Outcome::Win(n) => {
+                    s.wins += 1;
+                    s.max_dtm_win = s.max_dtm_win.max(Some(n));
+                }
+                Outcome::Loss(n) => {
+                    s.losses += 1;
+                    s.max_dtm_loss = s.max_dtm_loss.max(Some(n));
+                }
+            }
+            s.positions += 1;
+        }
+        out[h as usize] = Some(s);
+    }
+    out
+}
+
+fn summarise_dtz(
+    halves: &mut [Option<HalfSummary>; 2],
+    work: &Work,
+    metric: Metric,
+    plain: Option<&Wdl>,
+) {
+    for h in 0..2 {
+        let (Some(s), Some(v)) = (halves[h].as_mut(), work[h].as_ref()) else {
+            continue;
+        };
+        for (i, a) in v.iter().enumerate() {
+            let out = solve::to_file_value(metric, a.load(Relaxed)).outcome();
+            match (out, metric) {
+                (Outcome::Win(n), Metric::Dtz) => s.max_dtz_win = s.max_dtz_win.max(Some(n)),
+                (Outcome::Loss(n), Metric::Dtz) => s.max_dtz_loss = s.max_dtz_loss.max(Some(n)),
+                (Outcome::Win(n), _) => s.max_dtz50_win = s.max_dtz50_win.max(Some(n)),
+                _ => {}
+            }
+            if let Some(p) = plain {
+                let was_win = p[h].as_ref().is_some_and(|p| p[i] == 2);
+                if was_win && out == Outcome::Draw {
+                    s.dtz50_draws_of_wins += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Working values re-ordered from the generator's layout into the Nalimov index's order.
+fn to_nalimov(layout: &Layout, work: &Work) -> Work {
+    use rayon::prelude::*;
+    use std::sync::atomic::AtomicU16;
+    let index = layout.nalimov();
+    [Half::Wtm, Half::Btm].map(|h| {
+        if !index.stored_halves().contains(&h) {
+            return None;
+        }
+        let size = index.size(h);
+        Some(
+            (0..size)
+                .into_par_iter()
+                .map(|i| {
+                    let code = match index.decode(h, i) {
+                        None => solve::RESOLVED | solve::CODE_NONE,
+                        Some(pos) => {
+                            let (gh, gi) =
+                                layout.encode(&pos).expect("legal position has an entry");
+                            let v = work[gh as usize].as_ref().expect("both halves worked");
+                            v[gi as usize].load(Relaxed)
+                        }
+                    };
+                    AtomicU16::new(code)
+                })
+                .collect(),
+        )
+    })
+}

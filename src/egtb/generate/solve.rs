@@ -1,0 +1,567 @@
+//! The retrograde solver for one endgame and one metric (Thompson 1996, Section 3, with the
+//! waves of Section 6 and the conversion case of his Diagram 1; metrics as in Bourzutschky,
+//! Tamplin, Haworth 2005, Sections 2-4).
+//!
+//! Values are worked in plies. An initial forward pass gives every entry the best value of its
+//! *terminal* moves (captures and promotions into sub-endgames; for DTZ and DTZ50 also pawn
+//! moves, whose value is the win/draw/loss of the position reached) and resolves mates,
+//! stalemates and positions whose every move is terminal. Pass n then takes every entry resolved
+//! at depth n: un-moves from a loss in n give wins in n + 1 directly; un-moves from a win in n
+//! mark candidates, which a forward check resolves as losses in n + 1 once every non-terminal
+//! move leads to a resolved win (Thompson's "verify" step). So the loser's own conversion
+//! (Diagram 1) is just a terminal option that the forward passes weigh with the others.
+
+use super::layout::Layout;
+use super::moves::{for_each_move, for_each_unmove, in_check, MoveClass, NONE};
+use crate::chess::{Color, PieceType};
+use crate::egtb::file::{Metric, Outcome, TbValue};
+use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::tables::EndgameTables;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
+
+// ------------------------------------------------------------------------------------------
+// Working values: the `TbValue` encoding counted in plies (0 none/broken, 1 draw, 2n win in n,
+// 2n + 3 loss in n), plus a flag for "final".
+
+pub const RESOLVED: u16 = 0x8000;
+pub const CODE_NONE: u16 = 0;
+pub const CODE_DRAW: u16 = 1;
+
+#[inline(always)]
+pub fn win(n: u16) -> u16 {
+    2 * n
+}
+#[inline(always)]
+pub fn loss(n: u16) -> u16 {
+    2 * n + 3
+}
+#[inline(always)]
+fn is_win(c: u16) -> bool {
+    c >= 2 && c.is_multiple_of(2)
+}
+#[inline(always)]
+fn is_loss(c: u16) -> bool {
+    c >= 3 && c % 2 == 1
+}
+/// Depth in plies of a win or loss code.
+#[inline(always)]
+fn depth(c: u16) -> u16 {
+    if c.is_multiple_of(2) {
+        c / 2
+    } else {
+        (c - 3) / 2
+    }
+}
+
+/// Order of preference for the side choosing: short wins, long wins, draws, long losses, short
+/// losses; "no option" below everything.
+#[inline(always)]
+pub fn preference(c: u16) -> i32 {
+    match c {
+        CODE_NONE => i32::MIN,
+        CODE_DRAW => 0,
+        c if c % 2 == 0 => 40_000 - (c / 2) as i32,
+        c => -40_000 + ((c - 3) / 2) as i32,
+    }
+}
+
+#[inline(always)]
+pub fn better(a: u16, b: u16) -> u16 {
+    if preference(b) > preference(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// The value for the mover of a move to a position worth `c` to its side to move.
+#[inline(always)]
+pub fn backed(c: u16) -> u16 {
+    match c {
+        CODE_NONE | CODE_DRAW => c,
+        c if c % 2 == 0 => loss(c / 2 + 1),
+        c => win((c - 3) / 2 + 1),
+    }
+}
+
+/// The value for the mover of a zeroing move to a position whose side to move wins (2), draws
+/// (1) or loses (0): the count stops at the zeroing move.
+#[inline(always)]
+pub fn zeroing(wdl: u8) -> u16 {
+    match wdl {
+        2 => loss(1),
+        0 => win(1),
+        _ => CODE_DRAW,
+    }
+}
+
+/// A file value (DTM in moves) as a code in plies.
+#[inline(always)]
+pub fn dtm_plies(v: TbValue) -> u16 {
+    match v.outcome() {
+        Outcome::Broken => CODE_NONE,
+        Outcome::Draw => CODE_DRAW,
+        Outcome::Win(k) => win(2 * k - 1),
+        Outcome::Loss(k) => loss(2 * k),
+    }
+}
+
+/// Win/draw/loss of a value: 2, 1, 0; 3 for broken.
+#[inline(always)]
+pub fn wdl_of(v: TbValue) -> u8 {
+    match v.outcome() {
+        Outcome::Win(_) => 2,
+        Outcome::Draw => 1,
+        Outcome::Loss(_) => 0,
+        Outcome::Broken => 3,
+    }
+}
+
+/// A final working code as the file stores it: DTM in winner's moves, DTZ and DTZ50 in plies.
+pub fn to_file_value(metric: Metric, code: u16) -> TbValue {
+    let c = code & !RESOLVED;
+    let v = match c {
+        CODE_NONE => Some(TbValue::BROKEN),
+        CODE_DRAW => Some(TbValue::DRAW),
+        c if metric == Metric::Dtm && c % 2 == 0 => TbValue::win(depth(c).div_ceil(2)),
+        c if metric == Metric::Dtm => TbValue::loss(depth(c) / 2),
+        c if c % 2 == 0 => TbValue::win(depth(c)),
+        c => TbValue::loss(depth(c)),
+    };
+    v.expect("depths stay far below the encoding's 32767")
+}
+
+// ------------------------------------------------------------------------------------------
+// Sub-endgames.
+
+/// The tables one move away (captures, promotions), looked up by what the move did.
+pub struct SubTables {
+    pub tables: Vec<EndgameTables>,
+    /// By mover, captured kind (5 none), promoted kind (5 none): index into `tables`,
+    /// `KINGS_ONLY` for a bare-kings draw, `IMPOSSIBLE` if the material cannot arise.
+    slot: [[[u8; 6]; 6]; 2],
+}
+
+const KINGS_ONLY: u8 = 254;
+const IMPOSSIBLE: u8 = 255;
+
+impl SubTables {
+    /// `tables` must hold every sub-endgame of `material` (except bare kings).
+    pub fn new(material: &crate::egtb::Material, tables: Vec<EndgameTables>) -> SubTables {
+        let mut slot = [[[IMPOSSIBLE; 6]; 6]; 2];
+        for mover in Color::BOTH {
+            for cap in 0..6u8 {
+                for promo in 0..6u8 {
+                    let mut counts = [[0u8; 5]; 2];
+                    for c in Color::BOTH {
+                        for (t, n) in counts[c.index()].iter_mut().enumerate() {
+                            *n = material.count(c, PieceType::from_index(t));
+                        }
+                    }
+                    if cap == NONE && promo == NONE {
+                        continue;
+                    }
+                    if cap != NONE {
+                        let n = &mut counts[(!mover).index()][cap as usize];
+                        if *n == 0 {
+                            continue;
+                        }
+                        *n -= 1;
+                    }
+                    if promo != NONE {
+                        if promo == PieceType::Pawn.index() as u8
+                            || promo == PieceType::King.index() as u8
+                        {
+                            continue;
+                        }
+                        let own = &mut counts[mover.index()];
+                        if own[0] == 0 {
+                            continue;
+                        }
+                        own[0] -= 1;
+                        own[promo as usize] += 1;
+                    }
+                    let m = crate::egtb::Material::from_counts(counts[0], counts[1]);
+                    slot[mover.index()][cap as usize][promo as usize] = if m.men() == 2 {
+                        KINGS_ONLY
+                    } else {
+                        let c = m.canonical().0;
+                        match tables.iter().position(|t| t.material() == c) {
+                            Some(i) => i as u8,
+                            None => IMPOSSIBLE,
+                        }
+                    };
+                }
+            }
+        }
+        SubTables { tables, slot }
+    }
+
+    /// Does the 50-move rule change no result in any sub-endgame (DTZ50 and DTM agree on
+    /// win/draw/loss everywhere)? Then DTZ50 of this endgame equals its DTZ whenever no DTZ
+    /// value exceeds 100 plies.
+    pub fn rule50_clean(&self) -> bool {
+        self.tables.iter().all(|t| {
+            let index = t.index();
+            index.stored_halves().iter().all(|&h| {
+                (0..index.size(h)).into_par_iter().all(|i| {
+                    let a = t.value(Metric::Dtm, h, i).map(wdl_of);
+                    let b = t.value(Metric::Dtz50, h, i).map(wdl_of);
+                    a == b
+                })
+            })
+        })
+    }
+
+    /// The value of `succ`, reached by `mover`'s capture of `captured` / promotion to
+    /// `promoted`, in the sub-endgame's file for `metric`.
+    #[inline]
+    pub fn value(
+        &self,
+        metric: Metric,
+        mover: Color,
+        captured: u8,
+        promoted: u8,
+        succ: &TbPosition,
+    ) -> TbValue {
+        match self.slot[mover.index()][captured as usize][promoted as usize] {
+            KINGS_ONLY => TbValue::DRAW,
+            IMPOSSIBLE => panic!("sub-endgame table missing for a legal move (checked on load)"),
+            s => {
+                let t = &self.tables[s as usize];
+                // A legal position reached by a legal move is always indexable (the index
+                // round-trip tests cover every legal 3-4 man position).
+                let (half, idx) = t.entry(succ).expect("legal successor has an index");
+                t.value(metric, half, idx).expect("index within the file")
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// The solver.
+
+/// Working values of both halves (None for a half that is not stored).
+pub type Work = [Option<Vec<AtomicU16>>; 2];
+
+/// Win/draw/loss (2/1/0, 3 broken) of every entry, per half.
+pub type Wdl = [Option<Vec<u8>>; 2];
+
+pub struct Solver<'a> {
+    pub layout: &'a Layout<'a>,
+    pub subs: &'a SubTables,
+    pub metric: Metric,
+    /// In-table win/draw/loss for pawn-move targets (DTZ: plain, DTZ50: under the rule).
+    pub pawn_wdl: Option<&'a Wdl>,
+}
+
+const CHUNK: u64 = 1 << 12;
+
+/// Which depths occur in each chunk of entries (bit d of 512, deeper values share bit 511), so a
+/// pass reads only the chunks that hold its seeds or its pending terminal options.
+struct DepthMarks {
+    bits: Vec<AtomicU64>,
+}
+
+impl DepthMarks {
+    fn new(size: u64) -> DepthMarks {
+        let chunks = size.div_ceil(CHUNK) as usize;
+        DepthMarks {
+            bits: (0..chunks * 8).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    #[inline(always)]
+    fn set(&self, idx: u64, depth: u16) {
+        let d = depth.min(511) as usize;
+        let w = (idx / CHUNK) as usize * 8 + d / 64;
+        if self.bits[w].load(Relaxed) & (1 << (d % 64)) == 0 {
+            self.bits[w].fetch_or(1 << (d % 64), Relaxed);
+        }
+    }
+
+    #[inline(always)]
+    fn has(&self, chunk: u64, depth: u16) -> bool {
+        let d = depth.min(511) as usize;
+        self.bits[chunk as usize * 8 + d / 64].load(Relaxed) & (1 << (d % 64)) != 0
+    }
+}
+
+/// Number of plies within which DTZ50 must zero.
+pub const RULE50_PLIES: u16 = 100;
+
+impl<'a> Solver<'a> {
+    pub fn new(
+        layout: &'a Layout<'a>,
+        subs: &'a SubTables,
+        metric: Metric,
+        pawn_wdl: Option<&'a Wdl>,
+    ) -> Solver<'a> {
+        Solver {
+            layout,
+            subs,
+            metric,
+            pawn_wdl,
+        }
+    }
+
+    #[inline(always)]
+    fn slot(work: &Work, half: Half) -> &[AtomicU16] {
+        work[half as usize].as_deref().expect("stored half")
+    }
+
+    /// Calls `f` with the entry of every predecessor of `pos`.
+    #[inline]
+    fn for_each_pred(&self, pos: &TbPosition, mut f: impl FnMut(Half, u64)) {
+        let pawn_moves = self.metric == Metric::Dtm;
+        for_each_unmove(pos, pawn_moves, |pred| {
+            let (h, i) = self
+                .layout
+                .encode(pred)
+                .expect("legal predecessor has an entry");
+            f(h, i);
+        })
+    }
+
+    /// Value for the mover of a terminal move, or None if the move is not terminal for this
+    /// metric.
+    #[inline]
+    fn terminal(&self, mover: Color, class: MoveClass, succ: &TbPosition) -> Option<u16> {
+        match class {
+            MoveClass::Quiet => None,
+            MoveClass::Pawn => match self.pawn_wdl {
+                None => None, // DTM: a pawn move stays in the table's own waves
+                Some(wdl) => {
+                    let (h, i) = self
+                        .layout
+                        .encode(succ)
+                        .expect("legal successor has an entry");
+                    let w = wdl[h as usize].as_ref().expect("stored half")[i as usize];
+                    Some(zeroing(w))
+                }
+            },
+            MoveClass::Convert { captured, promoted } => {
+                let v = self
+                    .subs
+                    .value(self.metric, mover, captured, promoted, succ);
+                Some(match self.metric {
+                    Metric::Dtm => backed(dtm_plies(v)),
+                    _ => zeroing(wdl_of(v)),
+                })
+            }
+        }
+    }
+
+    /// Runs the whole solve; `on_pass(pass, resolved_so_far)` after the init and each pass.
+    pub fn run(&self, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
+        let halves = &Half::BOTH;
+        let mut work: Work = [None, None];
+        let mut counters: [Option<Vec<AtomicU8>>; 2] = [None, None];
+        let mut depth_marks: [Option<DepthMarks>; 2] = [None, None];
+        for &h in halves {
+            let n = self.layout.size(h) as usize;
+            work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
+            counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
+            depth_marks[h as usize] = Some(DepthMarks::new(n as u64));
+        }
+        let marks_of = |h: Half| depth_marks[h as usize].as_ref().expect("stored half");
+        let resolved = AtomicU64::new(0);
+        let max_t = AtomicU64::new(0);
+        // Init: terminal options, mates, stalemates, and for each entry the number of times
+        // un-moves will reach it (`init_entry`; Thompson 1996, Section 4, warns that this differs
+        // from its number of moves when positions are their own mirror images). Every position
+        // has exactly one entry in the layout, so the counter falls to zero exactly when every
+        // non-terminal move leads to a win.
+        for &h in halves {
+            let size = self.layout.size(h);
+            let vals = Self::slot(&work, h);
+            let marks = marks_of(h);
+            (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                let mut done = 0u64;
+                let mut mt = 0u64;
+                for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                    let Some(pos) = self.layout.decode(h, idx) else {
+                        vals[idx as usize].store(RESOLVED | CODE_NONE, Relaxed);
+                        done += 1;
+                        continue;
+                    };
+                    let (code, inner) = self.init_entry(&pos);
+                    if code & RESOLVED != 0 {
+                        done += 1;
+                    }
+                    // Waves must run at least as deep as any value known now.
+                    let c = code & !RESOLVED;
+                    if c > CODE_DRAW {
+                        mt = mt.max(depth(c) as u64);
+                        marks.set(idx, depth(c));
+                    }
+                    vals[idx as usize].store(code, Relaxed);
+                    Self::counts(&counters, h)[idx as usize].store(inner, Relaxed);
+                }
+                resolved.fetch_add(done, Relaxed);
+                max_t.fetch_max(mt, Relaxed);
+            });
+        }
+        on_pass(0, resolved.load(Relaxed));
+        let cap = if self.metric == Metric::Dtz50 {
+            RULE50_PLIES
+        } else {
+            u16::MAX / 4
+        };
+        let mut n: u16 = 0;
+        while n < cap {
+            let before = resolved.load(Relaxed);
+            let seeds = AtomicU64::new(0);
+            for &h in halves {
+                let size = self.layout.size(h);
+                let vals = Self::slot(&work, h);
+                let cnt = Self::counts(&counters, h);
+                let marks = marks_of(h);
+                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                    if !marks.has(c, n) && !marks.has(c, n + 1) {
+                        return;
+                    }
+                    let mut s = 0u64;
+                    let mut done = 0u64;
+                    for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                        let v = vals[idx as usize].load(Relaxed);
+                        let code = v & !RESOLVED;
+                        if code <= CODE_DRAW {
+                            continue;
+                        }
+                        if v & RESOLVED == 0 {
+                            // A pending terminal option reaches its depth: a win now, a loss
+                            // if every non-terminal move already leads to a win.
+                            if depth(code) == n + 1
+                                && (is_win(code) || cnt[idx as usize].load(Relaxed) == 0)
+                                && Self::try_resolve(vals, idx, v, v | RESOLVED)
+                            {
+                                done += 1;
+                            }
+                            continue;
+                        }
+                        if depth(code) != n {
+                            continue;
+                        }
+                        s += 1;
+                        let pos = self.layout.decode(h, idx).expect("resolved entry decodes");
+                        let lost = is_loss(code);
+                        self.for_each_pred(&pos, |ph, pi| {
+                            let pv = Self::slot(&work, ph);
+                            if lost {
+                                // A move to a loss: the predecessor wins in n + 1 (it had
+                                // no shorter win, or it would be resolved).
+                                let old = pv[pi as usize].load(Relaxed);
+                                if old & RESOLVED == 0
+                                    && Self::try_resolve(pv, pi, old, RESOLVED | win(n + 1))
+                                {
+                                    marks_of(ph).set(pi, n + 1);
+                                    done += 1;
+                                }
+                                return;
+                            }
+                            let left =
+                                Self::counts(&counters, ph)[pi as usize].fetch_sub(1, Relaxed) - 1;
+                            if left != 0 {
+                                return;
+                            }
+                            // Every non-terminal move now leads to a win, the last one in
+                            // n: lost in n + 1 unless a terminal option does better.
+                            let old = pv[pi as usize].load(Relaxed);
+                            let t = old & !RESOLVED;
+                            if old & RESOLVED == 0
+                                && (t == CODE_NONE || (is_loss(t) && depth(t) <= n + 1))
+                                && Self::try_resolve(pv, pi, old, RESOLVED | loss(n + 1))
+                            {
+                                marks_of(ph).set(pi, n + 1);
+                                done += 1;
+                            }
+                        });
+                    }
+                    seeds.fetch_add(s, Relaxed);
+                    resolved.fetch_add(done, Relaxed);
+                });
+            }
+            n += 1;
+            on_pass(n as u32, resolved.load(Relaxed));
+            let new = resolved.load(Relaxed) - before;
+            if new == 0 && seeds.load(Relaxed) == 0 && n as u64 > max_t.load(Relaxed) {
+                break;
+            }
+        }
+        // What is left cannot be forced either way: a draw (for DTZ50, also every result that
+        // needs more than 100 plies).
+        for &h in halves {
+            Self::slot(&work, h).par_iter().for_each(|a| {
+                let v = a.load(Relaxed);
+                if v & RESOLVED == 0 {
+                    a.store(RESOLVED | CODE_DRAW, Relaxed);
+                }
+            });
+        }
+        work
+    }
+
+    #[inline(always)]
+    fn counts(counters: &[Option<Vec<AtomicU8>>; 2], h: Half) -> &[AtomicU8] {
+        counters[h as usize].as_deref().expect("stored half")
+    }
+
+    #[inline(always)]
+    fn try_resolve(vals: &[AtomicU16], idx: u64, old: u16, new: u16) -> bool {
+        vals[idx as usize]
+            .compare_exchange(old, new, Relaxed, Relaxed)
+            .is_ok()
+    }
+
+    /// The initial code of an entry: final for broken entries, mates, stalemates and positions
+    /// with only terminal moves; otherwise the best terminal option, not final.
+    /// Also returns how many times un-moves from the entries of its non-terminal successors
+    /// will reach this entry: by orbit counting, the sum over those moves of the successor's
+    /// stabiliser, divided by the position's own (1 unless a position is its own mirror image).
+    fn init_entry(&self, pos: &TbPosition) -> (u16, u8) {
+        let mover = pos.stm;
+        let mut t = CODE_NONE;
+        let mut any = false;
+        let mut inner = 0u8;
+        for_each_move(pos, |succ, class| {
+            any = true;
+            match self.terminal(mover, class, succ) {
+                Some(o) => t = better(t, o),
+                None => inner += self.layout.stabiliser(succ),
+            }
+            true
+        });
+        let own = self.layout.stabiliser(pos);
+        debug_assert_eq!(inner % own, 0);
+        inner /= own;
+        if !any {
+            let v = if in_check(pos) { loss(0) } else { CODE_DRAW };
+            return (RESOLVED | v, 0);
+        }
+        if inner == 0 {
+            return (RESOLVED | t, 0);
+        }
+        (t, inner)
+    }
+}
+
+/// Win/draw/loss of final working values.
+pub fn wdl_of_work(work: &Work) -> Wdl {
+    [0, 1].map(|h| {
+        work[h].as_ref().map(|v| {
+            v.par_iter()
+                .map(|a| {
+                    let c = a.load(Relaxed) & !RESOLVED;
+                    match c {
+                        CODE_NONE => 3,
+                        CODE_DRAW => 1,
+                        c if is_win(c) => 2,
+                        _ => 0,
+                    }
+                })
+                .collect()
+        })
+    })
+}

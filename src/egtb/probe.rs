@@ -1,0 +1,574 @@
+//! Probing in play: the registry of the tables found in the table path (`NalimovPath`), and the
+//! probe of a position (2-5 men, no castling rights) that gives DTM, DTZ and DTZ50 and the
+//! win/draw/loss with and without the 50-move rule (Nalimov, Haworth, Heinz 2001, Section 3 for
+//! the index; Bourzutschky, Tamplin, Haworth 2005, Sections 2-4 for the metrics).
+//!
+//! Concurrency: the registry is an immutable snapshot (`Arc<Registry>`) replaced as a whole when
+//! a table appears or disappears. Each search thread keeps its own `TbReader` holding a snapshot
+//! and the generation it was taken at; a probe compares that generation with one atomic counter
+//! and only on a change takes the read lock to fetch the new snapshot. The hot path takes no
+//! lock and allocates nothing (a material lookup is a binary search in a sorted vector).
+//!
+//! Files are memory-mapped (`egtb::file`). A file unlinked while mapped stays readable on
+//! Linux (the mapping keeps the inode), so a table deleted while the engine runs is harmless to
+//! readers still holding it; `rescan` notices it is gone, says so, and drops it from the next
+//! snapshot. A file truncated *in place* while mapped would fault on access: the engine's own
+//! writers never do that (they write a new file and rename it), `rescan` compares each file's
+//! identity (inode, size, mtime) with the one validated at open and drops any file that changed,
+//! and a changed file is only reopened through the full validation (header and checksum).
+
+use super::file::{file_name, Metric, Outcome, TbValue};
+use super::index::TbPosition;
+use super::material::Material;
+use super::tables::EndgameTables;
+use crate::chess::{Color, PieceType, Position};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+/// Win, draw or loss for the side to move.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash, PartialOrd, Ord)]
+pub enum Wdl {
+    Loss,
+    Draw,
+    Win,
+}
+
+impl Wdl {
+    pub fn name(self) -> &'static str {
+        match self {
+            Wdl::Win => "win",
+            Wdl::Draw => "draw",
+            Wdl::Loss => "loss",
+        }
+    }
+    pub fn of(v: TbValue) -> Wdl {
+        match v.outcome() {
+            Outcome::Win(_) => Wdl::Win,
+            Outcome::Loss(_) => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+    }
+}
+
+/// The three stored values of a position, for its side to move: DTM in winner's moves, DTZ and
+/// DTZ50 in plies (a side already mated has a loss in 0 in all three).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct TbProbe {
+    pub dtm: TbValue,
+    pub dtz: TbValue,
+    pub dtz50: TbValue,
+}
+
+/// Plies for the 50-move rule: a draw may be claimed once the counter reaches this.
+pub const RULE50: u16 = 100;
+
+impl TbProbe {
+    pub const DRAW: TbProbe = TbProbe {
+        dtm: TbValue::DRAW,
+        dtz: TbValue::DRAW,
+        dtz50: TbValue::DRAW,
+    };
+
+    /// The result without the 50-move rule.
+    pub fn wdl(&self) -> Wdl {
+        Wdl::of(self.dtm)
+    }
+
+    /// The result under the 50-move rule with `halfmove` plies already on the counter.
+    ///
+    /// DTZ50 = win in d means: from a fresh counter the winner forces, within d plies, a zeroing
+    /// move (capture, pawn move, or mate) into a position that is again a 50-move win from a
+    /// fresh counter, and no faster. With h plies on the counter the zeroing move (ply d) must
+    /// come before a claim is possible, that is h + d - 1 < 100, i.e. d <= 100 - h. The loser
+    /// cannot do better with fewer plies left than with more, so a win with d > 100 - h is a
+    /// draw. Losses symmetrically. This is exact, not a bound.
+    pub fn wdl50(&self, halfmove: u16) -> Wdl {
+        let left = RULE50.saturating_sub(halfmove);
+        match self.dtz50.outcome() {
+            Outcome::Win(d) if d <= left => Wdl::Win,
+            Outcome::Loss(d) if d <= left => Wdl::Loss,
+            _ => Wdl::Draw,
+        }
+    }
+
+    /// DTM in plies to mate (win in k moves = 2k - 1 plies; loss in k moves = 2k plies).
+    pub fn dtm_plies(&self) -> Option<u16> {
+        match self.dtm.outcome() {
+            Outcome::Win(k) => Some(2 * k - 1),
+            Outcome::Loss(k) => Some(2 * k),
+            _ => None,
+        }
+    }
+}
+
+/// Depth of a win or loss value (None for a draw or broken).
+pub fn depth(v: TbValue) -> Option<u16> {
+    match v.outcome() {
+        Outcome::Win(n) | Outcome::Loss(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// Material of a position as a sorted-vector key: 3 bits per count, Pawn..Queen, white then
+/// black.
+#[inline]
+fn key_of_counts(w: [u8; 5], b: [u8; 5]) -> u32 {
+    let mut k = 0u32;
+    for c in w.iter().chain(b.iter()) {
+        k = (k << 3) | (*c as u32).min(7);
+    }
+    k
+}
+
+/// The registry's key of a material (colours as given).
+pub fn material_key(m: &Material) -> u32 {
+    let mut w = [0u8; 5];
+    let mut b = [0u8; 5];
+    for (i, kind) in PieceType::ALL[..5].iter().enumerate() {
+        w[i] = m.count(Color::White, *kind);
+        b[i] = m.count(Color::Black, *kind);
+    }
+    key_of_counts(w, b)
+}
+
+/// The material of a position (kings not counted) and its key.
+#[inline]
+pub fn position_material(pos: &Position) -> Material {
+    let mut w = [0u8; 5];
+    let mut b = [0u8; 5];
+    for (i, kind) in PieceType::ALL[..5].iter().enumerate() {
+        w[i] = pos.pieces(Color::White, *kind).count() as u8;
+        b[i] = pos.pieces(Color::Black, *kind).count() as u8;
+    }
+    Material::from_counts(w, b)
+}
+
+/// The table-side view of a position.
+#[inline]
+pub fn tb_position(pos: &Position) -> TbPosition {
+    let mut tb = TbPosition::empty(pos.side_to_move());
+    for color in Color::BOTH {
+        for kind in PieceType::ALL {
+            tb.pieces[color.index()][kind.index()] = pos.pieces(color, kind);
+        }
+    }
+    tb.ep = pos.ep_square();
+    tb
+}
+
+/// Identity of a file as validated at open: changed identity means the file must be dropped.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct FileId {
+    ino: u64,
+    len: u64,
+    mtime: i128,
+}
+
+fn file_id(path: &Path) -> Option<FileId> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let ino = 0;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
+    Some(FileId {
+        ino,
+        len: meta.len(),
+        mtime,
+    })
+}
+
+/// One endgame in the registry: its tables and where they came from.
+struct Entry {
+    key: u32,
+    tables: Arc<EndgameTables>,
+    dir: PathBuf,
+    ids: [FileId; 3],
+}
+
+/// An immutable snapshot of the tables available.
+#[derive(Default)]
+pub struct Registry {
+    /// Sorted by key; both colourings of an endgame are entered (same tables).
+    entries: Vec<(u32, Arc<EndgameTables>)>,
+    max_men: u8,
+}
+
+impl Registry {
+    #[inline]
+    fn find(&self, key: u32) -> Option<&EndgameTables> {
+        self.entries
+            .binary_search_by_key(&key, |e| e.0)
+            .ok()
+            .map(|i| &*self.entries[i].1)
+    }
+
+    pub fn max_men(&self) -> u8 {
+        self.max_men
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Probes a position of this snapshot's tables; None if not covered. 2-man positions (bare
+    /// kings) are draws without a table.
+    #[inline]
+    pub fn probe(&self, pos: &Position) -> Option<TbProbe> {
+        let men = pos.men();
+        if men as u8 > self.max_men.max(2) || pos.castling_rights() != 0 {
+            return None;
+        }
+        if men == 2 {
+            return Some(TbProbe::DRAW);
+        }
+        let m = position_material(pos);
+        let t = self.find(material_key(&m))?;
+        let tb = tb_position(pos);
+        let (half, idx) = t.entry(&tb)?;
+        let v = |metric| t.value(metric, half, idx);
+        let p = TbProbe {
+            dtm: v(Metric::Dtm)?,
+            dtz: v(Metric::Dtz)?,
+            dtz50: v(Metric::Dtz50)?,
+        };
+        (p.dtm != TbValue::BROKEN).then_some(p)
+    }
+
+    /// Is the endgame of this material (either colouring) present?
+    pub fn has(&self, m: &Material) -> bool {
+        m.men() <= 2 || self.find(material_key(m)).is_some()
+    }
+}
+
+/// Where `info string` lines go: the UCI layer installs a sink; egtb does not know UCI.
+pub type MessageSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The tables of the engine: the registry, its table path, and the background generator's
+/// settings. Shared by the UCI session, the search threads and the background worker.
+pub struct Tablebases {
+    dirs: RwLock<Vec<PathBuf>>,
+    current: RwLock<Arc<Registry>>,
+    /// Bumped after every replacement of `current`.
+    generation: AtomicU64,
+    /// The open endgames with their provenance (the writer side; readers never touch it).
+    open: Mutex<Vec<Entry>>,
+    sink: RwLock<Option<MessageSink>>,
+    pub generate_missing: AtomicBool,
+    pub generate_max_men: AtomicU8,
+    pub cache_mb: AtomicU64,
+    pub(crate) background: Mutex<Option<super::background::Background>>,
+}
+
+impl Default for Tablebases {
+    fn default() -> Self {
+        Tablebases {
+            dirs: RwLock::new(Vec::new()),
+            current: RwLock::new(Arc::new(Registry::default())),
+            generation: AtomicU64::new(1),
+            open: Mutex::new(Vec::new()),
+            sink: RwLock::new(None),
+            generate_missing: AtomicBool::new(false),
+            generate_max_men: AtomicU8::new(4),
+            cache_mb: AtomicU64::new(64),
+            background: Mutex::new(None),
+        }
+    }
+}
+
+/// Splits a `NalimovPath` value: directories separated by `;` (empty parts ignored).
+pub fn split_path(value: &str) -> Vec<PathBuf> {
+    value
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "<empty>")
+        .map(PathBuf::from)
+        .collect()
+}
+
+/// The default table directory: `tables/` beside the executable (or one or two levels up, for
+/// `target/release/engine` in a source tree), else `tables/` in the working directory.
+pub fn default_dir() -> PathBuf {
+    if let Ok(exe) = std::env::current_exe() {
+        let mut dir = exe.parent().map(Path::to_path_buf);
+        for _ in 0..3 {
+            let Some(d) = dir else { break };
+            let t = d.join("tables");
+            if t.is_dir() {
+                return t;
+            }
+            dir = d.parent().map(Path::to_path_buf);
+        }
+    }
+    PathBuf::from("tables")
+}
+
+impl Tablebases {
+    pub fn new() -> Arc<Tablebases> {
+        Arc::new(Tablebases::default())
+    }
+
+    pub fn set_sink(&self, sink: Option<MessageSink>) {
+        *self.sink.write().expect("sink lock") = sink;
+    }
+
+    /// Sends one line to the installed sink (the UCI layer prints it as `info string`).
+    pub fn say(&self, text: &str) {
+        if let Some(s) = self.sink.read().expect("sink lock").as_ref() {
+            s(text);
+        }
+    }
+
+    pub fn dirs(&self) -> Vec<PathBuf> {
+        self.dirs.read().expect("dirs lock").clone()
+    }
+
+    /// Sets the table path and rescans it from scratch. Directories that do not exist are
+    /// reported and skipped.
+    pub fn set_path(&self, dirs: Vec<PathBuf>) {
+        for d in &dirs {
+            if !d.is_dir() {
+                self.say(&format!(
+                    "NalimovPath: {} is not a directory; no tables from it",
+                    d.display()
+                ));
+            }
+        }
+        *self.dirs.write().expect("dirs lock") = dirs;
+        self.open.lock().expect("open lock").clear();
+        self.rescan();
+    }
+
+    /// The current snapshot.
+    pub fn snapshot(&self) -> Arc<Registry> {
+        Arc::clone(&self.current.read().expect("registry lock"))
+    }
+
+    /// A per-thread reader.
+    pub fn reader(self: &Arc<Self>) -> TbReader {
+        let gen = self.generation.load(Ordering::Acquire);
+        TbReader {
+            tb: Arc::clone(self),
+            snap: self.snapshot(),
+            gen,
+        }
+    }
+
+    /// Checks the open tables (deleted or changed files are dropped, with a message) and opens
+    /// the complete, valid endgames newly present in the path. Publishes a new snapshot if
+    /// anything changed. Cheap: a `stat` per file; run at `isready`, `go` and by the worker.
+    pub fn rescan(&self) {
+        let dirs = self.dirs();
+        let mut open = self.open.lock().expect("open lock");
+        let mut changed = false;
+        // Drop what disappeared or changed.
+        open.retain(|e| {
+            let m = e.tables.material();
+            let still = Metric::ALL
+                .iter()
+                .zip(e.ids.iter())
+                .all(|(metric, id)| file_id(&e.dir.join(file_name(&m, *metric))) == Some(*id));
+            if !still {
+                self.say(&format!(
+                    "table {m} in {} was deleted or changed; no longer used",
+                    e.dir.display()
+                ));
+                changed = true;
+            }
+            still
+        });
+        // Open new endgames: scan each directory for *.dtm.ftb.
+        for dir in &dirs {
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            let mut names: Vec<String> = rd
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter_map(|n| n.strip_suffix(".dtm.ftb").map(str::to_string))
+                .collect();
+            names.sort();
+            for name in names {
+                let Ok(m) = Material::parse(&name) else {
+                    continue;
+                };
+                let m = m.canonical().0;
+                let key = material_key(&m);
+                if open.iter().any(|e| e.key == key) {
+                    continue;
+                }
+                let paths = Metric::ALL.map(|metric| dir.join(file_name(&m, metric)));
+                if !paths.iter().all(|p| p.exists()) {
+                    continue; // incomplete set: not a table (yet)
+                }
+                let ids_before = paths.clone().map(|p| file_id(&p));
+                match EndgameTables::open(dir, &m) {
+                    Ok(t) => {
+                        let ids_after = paths.clone().map(|p| file_id(&p));
+                        if ids_before != ids_after || ids_after.iter().any(Option::is_none) {
+                            continue; // changed while opening: next rescan
+                        }
+                        open.push(Entry {
+                            key,
+                            tables: Arc::new(t),
+                            dir: dir.clone(),
+                            ids: ids_after.map(|i| i.expect("checked")),
+                        });
+                        changed = true;
+                    }
+                    Err(e) => {
+                        // Reported once per file identity.
+                        let id = ids_before;
+                        let mut bad = BAD.lock().expect("bad lock");
+                        if !bad.iter().any(|(p, i)| p == &paths[0] && *i == id) {
+                            bad.push((paths[0].clone(), id));
+                            self.say(&format!("table {m} not used: {e}"));
+                        }
+                    }
+                }
+            }
+        }
+        if changed {
+            let mut entries: Vec<(u32, Arc<EndgameTables>)> = Vec::new();
+            let mut max_men = 0;
+            for e in open.iter() {
+                let m = e.tables.material();
+                max_men = max_men.max(m.men());
+                entries.push((e.key, Arc::clone(&e.tables)));
+                let fk = material_key(&m.flipped());
+                if fk != e.key {
+                    entries.push((fk, Arc::clone(&e.tables)));
+                }
+            }
+            entries.sort_by_key(|e| e.0);
+            let reg = Arc::new(Registry { entries, max_men });
+            *self.current.write().expect("registry lock") = reg;
+            self.generation.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Asks the background worker for the table of `m` (if generation is on and `m` is small
+    /// enough). Cheap to call repeatedly: duplicates are dropped by the worker's queue.
+    pub fn request(&self, m: &Material) {
+        if !self.generate_missing.load(Ordering::Relaxed)
+            || m.men() > self.generate_max_men.load(Ordering::Relaxed)
+            || m.men() < 3
+        {
+            return;
+        }
+        if let Some(bg) = self.background.lock().expect("background lock").as_ref() {
+            bg.request(m.canonical().0);
+        }
+    }
+}
+
+type BadList = Vec<(PathBuf, [Option<FileId>; 3])>;
+static BAD: Mutex<BadList> = Mutex::new(Vec::new());
+
+/// A search thread's view of the tables: lock-free on the hot path.
+pub struct TbReader {
+    tb: Arc<Tablebases>,
+    snap: Arc<Registry>,
+    gen: u64,
+}
+
+impl TbReader {
+    /// Refreshes the snapshot if the registry changed (one atomic load otherwise).
+    #[inline]
+    fn refresh(&mut self) {
+        let g = self.tb.generation.load(Ordering::Acquire);
+        if g != self.gen {
+            self.snap = self.tb.snapshot();
+            self.gen = g;
+        }
+    }
+
+    #[inline]
+    pub fn probe(&mut self, pos: &Position) -> Option<TbProbe> {
+        self.refresh();
+        self.snap.probe(pos)
+    }
+
+    pub fn registry(&mut self) -> &Registry {
+        self.refresh();
+        &self.snap
+    }
+
+    pub fn tablebases(&self) -> &Arc<Tablebases> {
+        &self.tb
+    }
+}
+
+/// A root position's table values and those of each legal move (mover's view after the move),
+/// as `engine probe` prints them and the root strategy weighs them.
+#[derive(Clone, Debug)]
+pub struct RootAnalysis {
+    pub root: TbProbe,
+    pub moves: Vec<(crate::chess::Move, super::strategy::MoveValues)>,
+    /// Probes made (for `tbhits`).
+    pub probes: u64,
+}
+
+/// Probes `pos` and every position one move away (and, if `count_errors`, two moves away, for
+/// the opponent's losing replies that the drawn-position rule counts). None if any of them is
+/// not covered by `reg`. Not for the hot path: it allocates.
+pub fn analyse_root(reg: &Registry, pos: &Position, count_errors: bool) -> Option<RootAnalysis> {
+    use super::strategy::{after_move, MoveValues};
+    use crate::chess::{legal_moves, MoveKind};
+    let root = reg.probe(pos)?;
+    let mut probes = 1;
+    let mut p = pos.clone();
+    let h = pos.halfmove_clock();
+    let mut moves = Vec::new();
+    for m in legal_moves(pos).iter() {
+        let zeroing = m.kind() == MoveKind::EnPassant
+            || p.piece_at(m.to()).is_some()
+            || p.piece_at(m.from()).map(|x| x.kind) == Some(PieceType::Pawn);
+        p.make_move(m);
+        let child = reg.probe(&p);
+        probes += 1;
+        let mut errors = 0;
+        if count_errors && child.is_some() {
+            // Opponent replies after which the opponent loses under the rule (our win).
+            let ch = if zeroing { 0 } else { h + 1 };
+            for r in legal_moves(&p).iter() {
+                let rz = r.kind() == MoveKind::EnPassant
+                    || p.piece_at(r.to()).is_some()
+                    || p.piece_at(r.from()).map(|x| x.kind) == Some(PieceType::Pawn);
+                p.make_move(r);
+                if let Some(g) = reg.probe(&p) {
+                    let gh = if rz { 0 } else { ch + 1 };
+                    if g.wdl50(gh) == Wdl::Win {
+                        errors += 1;
+                    }
+                }
+                probes += 1;
+                p.unmake_move();
+            }
+        }
+        p.unmake_move();
+        let child = child?;
+        moves.push((
+            m,
+            MoveValues {
+                v: after_move(&child, zeroing),
+                zeroing,
+                opponent_errors: errors,
+            },
+        ));
+    }
+    Some(RootAnalysis {
+        root,
+        moves,
+        probes,
+    })
+}

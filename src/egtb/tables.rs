@@ -1,0 +1,65 @@
+//! One endgame's generated tables opened together (DTM, DTZ, DTZ50 files of `egtb::file`),
+//! read by position or by index. The generator reads its sub-endgames through this; the prober
+//! can too. Units: DTM in winner's moves (Nalimov); DTZ and DTZ50 in plies (Bourzutschky,
+//! Tamplin, Haworth 2005, Sections 2-4), see `tables/README.md`.
+
+use super::file::{file_name, Metric, TableError, TableFile, TbValue};
+use super::index::{EndgameIndex, Half, TbPosition};
+use super::material::Material;
+use std::path::Path;
+
+/// The three files of one endgame and its index.
+pub struct EndgameTables {
+    material: Material,
+    index: EndgameIndex,
+    files: [TableFile; 3],
+}
+
+impl EndgameTables {
+    /// Opens and verifies (header and checksum) the three files of `material` in `dir`.
+    pub fn open(dir: &Path, material: &Material) -> Result<EndgameTables, TableError> {
+        let m = material.canonical().0;
+        let open = |metric| TableFile::open_for(&dir.join(file_name(&m, metric)), &m, metric);
+        let files = [open(Metric::Dtm)?, open(Metric::Dtz)?, open(Metric::Dtz50)?];
+        Ok(EndgameTables {
+            material: m,
+            index: EndgameIndex::new(&m),
+            files,
+        })
+    }
+
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    pub fn index(&self) -> &EndgameIndex {
+        &self.index
+    }
+
+    /// The value of one metric at an entry (None if out of range or the half is absent).
+    #[inline]
+    pub fn value(&self, metric: Metric, half: Half, idx: u64) -> Option<TbValue> {
+        self.files[metric as usize - 1].value(half, idx)
+    }
+
+    /// The entry of a position of this endgame (either colouring), None if not indexable.
+    #[inline]
+    pub fn entry(&self, pos: &TbPosition) -> Option<(Half, u64)> {
+        self.index.index(pos)
+    }
+
+    /// DTM, DTZ and DTZ50 of a position, from the side to move's point of view.
+    pub fn probe(&self, pos: &TbPosition) -> Option<[TbValue; 3]> {
+        let (half, idx) = self.entry(pos)?;
+        Some([
+            self.value(Metric::Dtm, half, idx)?,
+            self.value(Metric::Dtz, half, idx)?,
+            self.value(Metric::Dtz50, half, idx)?,
+        ])
+    }
+}
+
+/// Are all three files of `material` present in `dir` and valid (header and checksum)?
+pub fn tables_present(dir: &Path, material: &Material) -> bool {
+    EndgameTables::open(dir, material).is_ok()
+}

@@ -1,0 +1,319 @@
+//! Endgame tables in play (issue #6): play-outs of SZ°Z50Z against a perfect defender from
+//! hundreds of random won positions of 3- and 4-man endgames (with half-move clocks 0, 20, 60,
+//! 90), the same with a DTM-minimising winner for comparison; `probe` against the generator's
+//! statistics and verification, colour flip and board symmetry; damaged, missing and deleted
+//! tables. The tables are generated once per test binary into a temporary directory.
+
+#[path = "common/playout.rs"]
+mod playout;
+
+use fortress::chess::Position;
+use fortress::egtb::generate::{gentb, GenOptions, TableSummary};
+use fortress::egtb::probe::{Tablebases, Wdl};
+use fortress::egtb::{EndgameIndex, Half, Material};
+use playout::{fen_of, play, won_positions, End};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+const ENDGAMES: [&str; 4] = ["KQK", "KRK", "KPK", "KRKN"];
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+    summaries: Vec<TableSummary>,
+}
+
+fn setup() -> &'static Setup {
+    static S: OnceLock<Setup> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().to_path_buf();
+        let targets: Vec<Material> = ENDGAMES
+            .iter()
+            .map(|n| Material::parse(n).unwrap())
+            .collect();
+        let opts = GenOptions {
+            dir: path.clone(),
+            force: false,
+            progress: false,
+            verify: true,
+        };
+        let summaries = gentb(&targets, &opts, &mut |_| {}).expect("tables build and verify");
+        Setup {
+            _dir: dir,
+            path,
+            summaries,
+        }
+    })
+}
+
+fn registry(dir: &Path) -> (Arc<Tablebases>, Arc<Mutex<Vec<String>>>) {
+    let tb = Tablebases::new();
+    let msgs: Arc<Mutex<Vec<String>>> = Arc::default();
+    let m2 = Arc::clone(&msgs);
+    tb.set_sink(Some(Arc::new(move |s: &str| {
+        m2.lock().unwrap().push(s.to_string())
+    })));
+    tb.set_path(vec![dir.to_path_buf()]);
+    (tb, msgs)
+}
+
+#[test]
+fn playouts_sz0z50z_win_every_game_and_dtm_does_not() {
+    let s = setup();
+    let (tb, _) = registry(&s.path);
+    let reg = tb.snapshot();
+    let mut games = 0;
+    let mut dtm_fails = Vec::new();
+    let mut longest = 0;
+    for (e, name) in ENDGAMES.iter().enumerate() {
+        for (k, h) in [0u16, 20, 60, 90].into_iter().enumerate() {
+            let n = if *name == "KRKN" { 40 } else { 25 };
+            let positions = won_positions(&reg, name, h, n, 0x9E37 + (e * 16 + k) as u64);
+            assert!(
+                positions.len() >= n / 2,
+                "{name} h={h}: only {} won positions found",
+                positions.len()
+            );
+            for pos in &positions {
+                games += 1;
+                let (end, plies) = play(&reg, pos, false);
+                assert_eq!(end, End::Mate, "SZ°Z50Z failed from {}", pos.to_fen());
+                longest = longest.max(plies);
+                let (end, _) = play(&reg, pos, true);
+                if end != End::Mate {
+                    dtm_fails.push(format!("{} ({:?})", pos.to_fen(), end));
+                }
+            }
+        }
+    }
+    assert!(games >= 300, "only {games} games");
+    println!(
+        "SZ°Z50Z won {games} of {games} games (longest {longest} plies); SM⁻ (least DTM) \
+         failed {} times:",
+        dtm_fails.len()
+    );
+    for f in dtm_fails.iter().take(10) {
+        println!("  {f}");
+    }
+}
+
+#[test]
+fn probe_agrees_with_generator_statistics_and_symmetry() {
+    let s = setup();
+    let (tb, _) = registry(&s.path);
+    let reg = tb.snapshot();
+    for sum in s.summaries.iter().filter(|s| s.material.men() >= 3) {
+        let verify = sum.verify.as_ref().expect("verified");
+        assert_eq!(verify.disagreements, 0);
+        let m = sum.material;
+        let index = EndgameIndex::new(&m);
+        let info = fortress::egtb::info::tbinfo(&m.to_string(), &s.path).unwrap();
+        let stats = info.stats.expect("tbinfo reads the stats");
+        for &half in index.stored_halves() {
+            let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
+            let mut mismatched_flip = 0;
+            for idx in 0..index.size(half) {
+                let Some(tbp) = index.decode(half, idx) else {
+                    continue;
+                };
+                let Ok(pos) = Position::from_fen(&fen_of(&tbp, 0)) else {
+                    continue;
+                };
+                let p = reg
+                    .probe(&pos)
+                    .expect("every position of a present table probes");
+                match p.wdl() {
+                    Wdl::Win => w += 1,
+                    Wdl::Draw => d += 1,
+                    Wdl::Loss => l += 1,
+                }
+                // Colour flip (and, for sampled entries, board symmetry) give the same values.
+                if idx % 7 == 0 {
+                    if reg.probe(&pos.color_flipped()) != Some(p) {
+                        mismatched_flip += 1;
+                    }
+                    let mut mirrored = tbp;
+                    for c in 0..2 {
+                        for k in 0..6 {
+                            let b = tbp.pieces[c][k];
+                            let mut mb = 0u64;
+                            for sq in 0..64 {
+                                if b.0 >> sq & 1 == 1 {
+                                    mb |= 1 << (sq ^ 7); // mirror files
+                                }
+                            }
+                            mirrored.pieces[c][k] = fortress::chess::Bitboard(mb);
+                        }
+                    }
+                    mirrored.ep = None;
+                    if let Ok(mp) = Position::from_fen(&fen_of(&mirrored, 0)) {
+                        if tbp.ep.is_none() && reg.probe(&mp) != Some(p) {
+                            mismatched_flip += 1;
+                        }
+                    }
+                }
+            }
+            assert_eq!(mismatched_flip, 0, "{m} {}: symmetry", half.name());
+            let st = &stats[half as usize];
+            assert_eq!(
+                (w, d, l),
+                (st.wins, st.draws, st.losses),
+                "{m} {} vs tbinfo",
+                half.name()
+            );
+            if let Some(h) = &sum.halves[half as usize] {
+                assert_eq!((w, d, l), (h.wins, h.draws, h.losses), "{m} vs generator");
+            }
+            let _ = Half::BOTH;
+        }
+    }
+}
+
+#[test]
+fn damaged_missing_and_deleted_tables_are_refused_and_reported() {
+    let s = setup();
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["KQK", "KRK"] {
+        for metric in ["dtm", "dtz", "dtz50"] {
+            let f = format!("{name}.{metric}.ftb");
+            std::fs::copy(s.path.join(&f), dir.path().join(&f)).unwrap();
+        }
+    }
+    // Truncate KRK's DTZ file and flip a byte in KQK's DTM payload.
+    let krk = dir.path().join("KRK.dtz.ftb");
+    let len = std::fs::metadata(&krk).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(&krk).unwrap();
+    f.set_len(len - 100).unwrap();
+    drop(f);
+    let kqk = dir.path().join("KQK.dtm.ftb");
+    let mut bytes = std::fs::read(&kqk).unwrap();
+    let n = bytes.len();
+    bytes[n - 10] ^= 0x55;
+    std::fs::write(&kqk, bytes).unwrap();
+
+    let (tb, msgs) = registry(dir.path());
+    assert!(tb.snapshot().is_empty(), "damaged tables must not be used");
+    let text = msgs.lock().unwrap().join("\n");
+    assert!(text.contains("KRK") && text.contains("truncated"), "{text}");
+    assert!(text.contains("KQK") && text.contains("checksum"), "{text}");
+
+    // A path that does not exist.
+    let (tb2, msgs2) = registry(&dir.path().join("no-such-dir"));
+    assert!(tb2.snapshot().is_empty());
+    assert!(msgs2.lock().unwrap().join("\n").contains("not a directory"));
+
+    // A table deleted while the engine runs: readers holding the old snapshot keep working
+    // (the mapping outlives the unlink), the rescan drops it and says so.
+    let good = tempfile::tempdir().unwrap();
+    for metric in ["dtm", "dtz", "dtz50"] {
+        let f = format!("KRK.{metric}.ftb");
+        std::fs::copy(s.path.join(&f), good.path().join(&f)).unwrap();
+    }
+    let (tb3, msgs3) = registry(good.path());
+    let mut reader = tb3.reader();
+    let pos = Position::from_fen("8/8/8/8/8/2k5/8/K6R w - - 0 1").unwrap();
+    let before = reader.probe(&pos).expect("KRK probes");
+    std::fs::remove_file(good.path().join("KRK.dtz.ftb")).unwrap();
+    let old = tb3.snapshot();
+    assert_eq!(old.probe(&pos), Some(before), "old snapshot still reads");
+    tb3.rescan();
+    assert!(reader.probe(&pos).is_none(), "deleted table no longer used");
+    assert!(msgs3.lock().unwrap().join("\n").contains("deleted"));
+}
+
+#[test]
+fn engine_probe_cli_answers_each_line_and_agrees_with_the_registry() {
+    use std::io::Write;
+    let s = setup();
+    let (tb, _) = registry(&s.path);
+    let reg = tb.snapshot();
+    let fens = [
+        "8/8/8/8/8/2k5/8/K6R w - - 0 1",
+        "8/1n6/8/3R4/8/7k/8/3K4 w - - 90 1",
+        "8/8/8/4k3/8/8/2KQ4/8 b - - 0 1",
+        "r3k3/8/8/8/8/8/8/4K3 b q - 0 1",
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["probe", "--json", "--dir"])
+        .arg(&s.path)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(fens.join("\n").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), fens.len(), "{text}");
+    for (fen, line) in fens.iter().zip(&lines) {
+        assert!(line.starts_with(&format!("{{\"fen\": \"{fen}\"")), "{line}");
+        let pos = Position::from_fen(fen).unwrap();
+        match reg.probe(&pos) {
+            Some(p) => {
+                assert!(
+                    line.contains(&format!("\"wdl\": \"{}\"", p.wdl().name())),
+                    "{line}"
+                );
+                assert!(line.contains(&format!("\"wdl50\": \"{}\"", p.wdl50(0).name())));
+                let dtm = p.dtm_plies().map_or("null".into(), |d| d.to_string());
+                assert!(line.contains(&format!("\"dtm\": {dtm},")), "{line}");
+                assert!(line.contains("\"best\": \""), "{line}");
+            }
+            None => assert!(line.contains("\"error\""), "{line}"),
+        }
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a position not in the tables: exit 2"
+    );
+}
+
+#[test]
+fn search_scores_table_positions_with_the_real_counter() {
+    use fortress::search::{Control, Engine, Limits, MATE, MATE_BOUND};
+    let s = setup();
+    let (tb, _) = registry(&s.path);
+    let mut engine = Engine::new(16);
+    engine.tables = Some(tb);
+    let limits = Limits {
+        depth: Some(6),
+        ..Default::default()
+    };
+    let search = |fen: &str| {
+        let pos = Position::from_fen(fen).unwrap();
+        engine.search(&pos, &limits, &Control::new(false), &mut |_| {})
+    };
+    // KRK, DTM 14 moves = 27 plies, DTZ50 27: a mate score from a fresh counter...
+    let r = search("8/8/8/8/8/2k5/8/K6R w - - 0 1");
+    assert_eq!(r.score, MATE - 27);
+    // ...a draw with a small bonus once the rule cannot be met (h = 90 leaves 10 plies).
+    let r = search("8/8/8/8/8/2k5/8/K6R w - - 90 1");
+    assert_eq!(r.score, 2);
+    // Interior nodes: the root (KRKN with a knight en prise) is searched with KRKN's table
+    // absent; the capture leads into KRK, probed inside the search with its own counter.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["KRK", "KNK"] {
+        for metric in ["dtm", "dtz", "dtz50"] {
+            let f = format!("{name}.{metric}.ftb");
+            std::fs::copy(s.path.join(&f), dir.path().join(&f)).unwrap();
+        }
+    }
+    let (tb2, _) = registry(dir.path());
+    let mut engine = Engine::new(16);
+    engine.tables = Some(tb2);
+    let pos = Position::from_fen("8/3n4/8/3R4/8/7k/8/3K4 w - - 95 1").unwrap();
+    let r = engine.search(&pos, &limits, &Control::new(false), &mut |_| {});
+    assert!(
+        r.score > MATE_BOUND,
+        "capture into a won KRK scores as a mate: {}",
+        r.score
+    );
+    assert_eq!(r.best.unwrap().to_string(), "d5d7");
+}
