@@ -143,6 +143,14 @@ impl TableSummary {
             }
         }
         s += &format!(
+            " | dtz50 {}",
+            match self.dtz50_rounds {
+                0 => "= dtz".to_string(),
+                1 => "1 solve".to_string(),
+                n => format!("{n} solves"),
+            }
+        );
+        s += &format!(
             " | {:.2} s ({:.1} M pos/s)",
             self.seconds,
             self.positions() as f64 / self.seconds.max(1e-9) / 1e6
