@@ -74,6 +74,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         force: args.force,
         progress: std::io::stderr().is_terminal(),
         verify: true,
+        full_dtz50: false,
     };
     if args.bench {
         return bench(args, &opts);

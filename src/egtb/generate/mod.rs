@@ -32,6 +32,8 @@ pub struct GenOptions {
     pub progress: bool,
     /// Verify each table after building it.
     pub verify: bool,
+    /// Always solve DTZ50 on its own, even when it must equal DTZ (tests the rule's solver).
+    pub full_dtz50: bool,
 }
 
 #[derive(Debug)]
@@ -142,6 +144,14 @@ impl TableSummary {
                 );
             }
         }
+        s += &format!(
+            " | dtz50 {}",
+            match self.dtz50_rounds {
+                0 => "= dtz".to_string(),
+                1 => "1 solve".to_string(),
+                n => format!("{n} solves"),
+            }
+        );
         s += &format!(
             " | {:.2} s ({:.1} M pos/s)",
             self.seconds,
@@ -301,7 +311,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
         .max()
         .unwrap_or(0);
-    let dtz50 = if dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
+    let dtz50 = if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
         // Same terminal values and nothing beyond 100 plies: the rule changes nothing.
         bar.set_message(format!("{m} dtz50 = dtz"));
         dtz
