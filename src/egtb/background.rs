@@ -165,6 +165,7 @@ fn build(tb: &Tablebases, m: Material) {
             force: false,
             progress: false,
             verify: true,
+            full_dtz50: false,
         };
         let built = gentb(&[m], &opts, &mut |_| {}).map_err(|e| e.to_string())?;
         let mut moved = Vec::new();
