@@ -45,6 +45,7 @@ fn main() {
         force: false,
         progress: true,
         verify: true,
+        full_dtz50: false,
     };
     gentb(&targets, &opts, &mut |s| {
         if s.built {

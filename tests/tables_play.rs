@@ -37,6 +37,7 @@ fn setup() -> &'static Setup {
             force: false,
             progress: false,
             verify: true,
+            full_dtz50: false,
         };
         let summaries = gentb(&targets, &opts, &mut |_| {}).expect("tables build and verify");
         Setup {

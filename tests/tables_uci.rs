@@ -126,6 +126,7 @@ fn three_man(dir: &Path) {
         force: false,
         progress: false,
         verify: true,
+        full_dtz50: false,
     };
     gentb(&targets, &opts, &mut |_| {}).unwrap();
 }
