@@ -170,6 +170,33 @@ impl<'a> Layout<'a> {
     /// The position of an entry, or None if the entry is broken.
     #[inline]
     pub fn decode(&self, h: Half, idx: u64) -> Option<TbPosition> {
+        let pos = self.unpack::<true>(h, idx)?;
+        if idx >= self.plain {
+            return Some(pos);
+        }
+        if !pos.is_legal() {
+            return None;
+        }
+        // Of two twins on the diagonal only the smaller number is used.
+        let wk = pos.king(Color::White).0;
+        if !self.pawns && wk % 9 == 0 && self.encode(&pos) != Some((h, idx)) {
+            return None;
+        }
+        Some(pos)
+    }
+
+    /// The position of an entry known not to be broken (the solver's resolved entries): the
+    /// digits only, without `decode`'s legality checks.
+    #[inline]
+    pub fn decode_valid(&self, h: Half, idx: u64) -> TbPosition {
+        self.unpack::<false>(h, idx)
+            .expect("a valid entry has a position")
+    }
+
+    /// The men an entry's digits name; with `CHECK`, None when two men share a square or like
+    /// men are out of order.
+    #[inline(always)]
+    fn unpack<const CHECK: bool>(&self, h: Half, idx: u64) -> Option<TbPosition> {
         if idx >= self.plain {
             let i = self.main[h as usize] + idx - self.plain;
             if self.symmetric && h == Half::Wtm {
@@ -195,7 +222,7 @@ impl<'a> Layout<'a> {
                     d
                 };
                 // Digits were written ascending, so read back they must descend.
-                if sq >= prev || occ >> sq & 1 != 0 {
+                if CHECK && (sq >= prev || occ >> sq & 1 != 0) {
                     return None;
                 }
                 prev = sq;
@@ -211,18 +238,11 @@ impl<'a> Layout<'a> {
         } else {
             TRIANGLE[k as usize] as u64
         };
-        if occ >> bk & 1 != 0 || occ >> wk & 1 != 0 || wk == bk {
+        if CHECK && (occ >> bk & 1 != 0 || occ >> wk & 1 != 0 || wk == bk) {
             return None;
         }
         pos.pieces[0][PieceType::King.index()] = Bitboard(1 << wk);
         pos.pieces[1][PieceType::King.index()] = Bitboard(1 << bk);
-        if !pos.is_legal() {
-            return None;
-        }
-        // Of two twins on the diagonal only the smaller number is used.
-        if !self.pawns && wk % 9 == 0 && self.encode(&pos) != Some((h, idx)) {
-            return None;
-        }
         Some(pos)
     }
 

@@ -289,21 +289,23 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         out
     };
 
-    let dtm = solve(Metric::Dtm, None, 1);
-    let wdl = wdl_of_work(&dtm);
-    let dtm = nalimov(&dtm);
+    // Each working array is dropped as soon as its Nalimov copy exists (shadowing would keep
+    // it alive): peak memory is what limits the largest endgames.
+    let dtm_work = solve(Metric::Dtm, None, 1);
+    let wdl = wdl_of_work(&dtm_work);
+    let dtm = nalimov(&dtm_work);
+    drop(dtm_work);
     let mut halves = summarise_dtm(&index, &dtm);
-    write_work(&opts.dir, &m, Metric::Dtm, dtm)?;
+    write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
 
-    let dtz = solve(Metric::Dtz, Some(&wdl), 1);
-    let dtz_nalimov = nalimov(&dtz);
-    let dtz_wdl_wins: Wdl = wdl_of_work(&dtz_nalimov);
-    summarise_dtz(&mut halves, &dtz_nalimov, Metric::Dtz, None);
-    write_work(&opts.dir, &m, Metric::Dtz, dtz_nalimov)?;
+    let dtz_work = solve(Metric::Dtz, Some(&wdl), 1);
+    let dtz = nalimov(&dtz_work);
+    drop(dtz_work);
+    let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
+    summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
 
     // DTZ50: pawn-move targets need their own DTZ50 result. Start from the plain result and
     // solve again until it no longer changes: pawn moves only advance, so this converges.
-    let mut pawn_wdl = wdl;
     let mut rounds = 0;
     let dtz_max = halves
         .iter()
@@ -311,12 +313,16 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
         .max()
         .unwrap_or(0);
-    let dtz50 = if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
-        // Same terminal values and nothing beyond 100 plies: the rule changes nothing.
+    if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
+        // Same terminal values and nothing beyond 100 plies: the rule changes nothing, and
+        // the DTZ values are written a second time as DTZ50.
         bar.set_message(format!("{m} dtz50 = dtz"));
-        dtz
+        summarise_dtz(&mut halves, &dtz, Metric::Dtz50, Some(&dtz_wdl_wins));
+        write_work(&opts.dir, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
     } else {
-        loop {
+        write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
+        let mut pawn_wdl = wdl;
+        let dtz50_work = loop {
             rounds += 1;
             let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
             if !m.has_pawns() {
@@ -327,11 +333,12 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
                 break w;
             }
             pawn_wdl = new;
-        }
-    };
-    let dtz50 = nalimov(&dtz50);
-    summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
-    write_work(&opts.dir, &m, Metric::Dtz50, dtz50)?;
+        };
+        let dtz50 = nalimov(&dtz50_work);
+        drop(dtz50_work);
+        summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
+        write_work(&opts.dir, &m, &[Metric::Dtz50], dtz50)?;
+    }
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
 
@@ -381,12 +388,14 @@ pub fn verify_endgame(dir: &Path, material: &Material) -> Result<VerifyReport, G
     verify_tables(dir, &m, &subs)
 }
 
-fn write_work(dir: &Path, m: &Material, metric: Metric, work: Work) -> Result<(), GenError> {
+/// Writes `work` as the file of each of `metrics` (which must share one file encoding: DTZ and
+/// DTZ50 do).
+fn write_work(dir: &Path, m: &Material, metrics: &[Metric], work: Work) -> Result<(), GenError> {
     // `into_iter().map().collect()` into a type of the same size reuses the allocation.
     let [w, b] = work.map(|h| {
         h.map(|v| {
             v.into_iter()
-                .map(|a| solve::to_file_value(metric, a.into_inner()))
+                .map(|a| solve::to_file_value(metrics[0], a.into_inner()))
                 .collect::<Vec<TbValue>>()
         })
     });
@@ -397,14 +406,16 @@ fn write_work(dir: &Path, m: &Material, metric: Metric, work: Work) -> Result<()
     if let Some(v) = &b {
         halves.push((Half::Btm, v));
     }
-    write_table(
-        dir,
-        &TableSpec {
-            material: *m,
-            metric,
-            halves: &halves,
-        },
-    )?;
+    for &metric in metrics {
+        write_table(
+            dir,
+            &TableSpec {
+                material: *m,
+                metric,
+                halves: &halves,
+            },
+        )?;
+    }
     Ok(())
 }
 

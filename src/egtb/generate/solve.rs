@@ -258,8 +258,9 @@ pub struct Solver<'a> {
 
 const CHUNK: u64 = 1 << 12;
 
-/// Which depths occur in each chunk of entries (bit d of 512, deeper values share bit 511), so a
-/// pass reads only the chunks that hold its seeds or its pending terminal options.
+/// Which depths occur among the entries of each chunk whose value was fixed or offered by the
+/// init pass (bit d of 512, deeper values share bit 511), so that the pass that must pick them
+/// up reads only those chunks.
 struct DepthMarks {
     bits: Vec<AtomicU64>,
 }
@@ -285,6 +286,25 @@ impl DepthMarks {
     fn has(&self, chunk: u64, depth: u16) -> bool {
         let d = depth.min(511) as usize;
         self.bits[chunk as usize * 8 + d / 64].load(Relaxed) & (1 << (d % 64)) != 0
+    }
+}
+
+/// One bit per entry: the entries resolved at the depth a pass works on. Reading 64 entries per
+/// word instead of every value is what keeps a pass's cost proportional to its work.
+struct Frontier {
+    words: Vec<AtomicU64>,
+}
+
+impl Frontier {
+    fn new(size: u64) -> Frontier {
+        Frontier {
+            words: (0..size.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    #[inline(always)]
+    fn set(&self, idx: u64) {
+        self.words[(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
     }
 }
 
@@ -358,14 +378,18 @@ impl<'a> Solver<'a> {
         let halves = &Half::BOTH;
         let mut work: Work = [None, None];
         let mut counters: [Option<Vec<AtomicU8>>; 2] = [None, None];
-        let mut depth_marks: [Option<DepthMarks>; 2] = [None, None];
+        let mut marks: [Option<DepthMarks>; 2] = [None, None];
+        let mut cur: [Option<Frontier>; 2] = [None, None];
+        let mut next: [Option<Frontier>; 2] = [None, None];
         for &h in halves {
-            let n = self.layout.size(h) as usize;
+            let n = self.layout.size(h);
             work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
             counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
-            depth_marks[h as usize] = Some(DepthMarks::new(n as u64));
+            marks[h as usize] = Some(DepthMarks::new(n));
+            cur[h as usize] = Some(Frontier::new(n));
+            next[h as usize] = Some(Frontier::new(n));
         }
-        let marks_of = |h: Half| depth_marks[h as usize].as_ref().expect("stored half");
+        let marks_of = |h: Half| marks[h as usize].as_ref().expect("stored half");
         let resolved = AtomicU64::new(0);
         let max_t = AtomicU64::new(0);
         // Init: terminal options, mates, stalemates, and for each entry the number of times
@@ -377,6 +401,7 @@ impl<'a> Solver<'a> {
             let size = self.layout.size(h);
             let vals = Self::slot(&work, h);
             let marks = marks_of(h);
+            let mates = cur[h as usize].as_ref().expect("stored half");
             (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
                 let mut done = 0u64;
                 let mut mt = 0u64;
@@ -390,11 +415,16 @@ impl<'a> Solver<'a> {
                     if code & RESOLVED != 0 {
                         done += 1;
                     }
-                    // Waves must run at least as deep as any value known now.
+                    // Waves must run at least as deep as any value known now; the pass
+                    // before that depth picks the entry up (mates go straight to pass 0).
                     let c = code & !RESOLVED;
                     if c > CODE_DRAW {
                         mt = mt.max(depth(c) as u64);
-                        marks.set(idx, depth(c));
+                        if depth(c) == 0 {
+                            mates.set(idx);
+                        } else {
+                            marks.set(idx, depth(c));
+                        }
                     }
                     vals[idx as usize].store(code, Relaxed);
                     Self::counts(&counters, h)[idx as usize].store(inner, Relaxed);
@@ -411,82 +441,97 @@ impl<'a> Solver<'a> {
         };
         let mut n: u16 = 0;
         while n < cap {
-            let before = resolved.load(Relaxed);
             let seeds = AtomicU64::new(0);
+            let fresh = AtomicU64::new(0);
             for &h in halves {
-                let size = self.layout.size(h);
                 let vals = Self::slot(&work, h);
                 let cnt = Self::counts(&counters, h);
                 let marks = marks_of(h);
+                let now = cur[h as usize].as_ref().expect("stored half");
+                let later = next[h as usize].as_ref().expect("stored half");
+                let size = self.layout.size(h);
                 (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                    if !marks.has(c, n) && !marks.has(c, n + 1) {
-                        return;
-                    }
                     let mut s = 0u64;
                     let mut done = 0u64;
-                    for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                        let v = vals[idx as usize].load(Relaxed);
-                        let code = v & !RESOLVED;
-                        if code <= CODE_DRAW {
-                            continue;
-                        }
-                        if v & RESOLVED == 0 {
-                            // A pending terminal option reaches its depth: a win now, a loss
-                            // if every non-terminal move already leads to a win.
-                            if depth(code) == n + 1
-                                && (is_win(code) || cnt[idx as usize].load(Relaxed) == 0)
+                    // Entries whose value the init pass fixed or offered at depth n + 1.
+                    if marks.has(c, n + 1) {
+                        for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                            let v = vals[idx as usize].load(Relaxed);
+                            let code = v & !RESOLVED;
+                            if code <= CODE_DRAW || depth(code) != n + 1 {
+                                continue;
+                            }
+                            if v & RESOLVED != 0 {
+                                later.set(idx);
+                            } else if (is_win(code) || cnt[idx as usize].load(Relaxed) == 0)
                                 && Self::try_resolve(vals, idx, v, v | RESOLVED)
                             {
+                                // A pending terminal option reaches its depth: a win now, a
+                                // loss if every non-terminal move already leads to a win.
+                                later.set(idx);
                                 done += 1;
                             }
-                            continue;
                         }
-                        if depth(code) != n {
-                            continue;
-                        }
-                        s += 1;
-                        let pos = self.layout.decode(h, idx).expect("resolved entry decodes");
-                        let lost = is_loss(code);
-                        self.for_each_pred(&pos, |ph, pi| {
-                            let pv = Self::slot(&work, ph);
-                            if lost {
-                                // A move to a loss: the predecessor wins in n + 1 (it had
-                                // no shorter win, or it would be resolved).
+                    }
+                    // Entries resolved at depth n: their predecessors.
+                    let words = (c * CHUNK / 64) as usize
+                        ..((c + 1) * CHUNK).min(size).div_ceil(64) as usize;
+                    for w in words {
+                        let mut bits = now.words[w].swap(0, Relaxed);
+                        while bits != 0 {
+                            let idx = w as u64 * 64 + bits.trailing_zeros() as u64;
+                            bits &= bits - 1;
+                            s += 1;
+                            let code = vals[idx as usize].load(Relaxed) & !RESOLVED;
+                            let pos = self.layout.decode_valid(h, idx);
+                            let lost = is_loss(code);
+                            self.for_each_pred(&pos, |ph, pi| {
+                                let pv = Self::slot(&work, ph);
+                                let mark = next[ph as usize].as_ref().expect("stored half");
+                                if lost {
+                                    // A move to a loss: the predecessor wins in n + 1 (it had
+                                    // no shorter win, or it would be resolved).
+                                    let old = pv[pi as usize].load(Relaxed);
+                                    if old & RESOLVED == 0
+                                        && Self::try_resolve(pv, pi, old, RESOLVED | win(n + 1))
+                                    {
+                                        mark.set(pi);
+                                        done += 1;
+                                    }
+                                    return;
+                                }
+                                let left = Self::counts(&counters, ph)[pi as usize]
+                                    .fetch_sub(1, Relaxed)
+                                    - 1;
+                                if left != 0 {
+                                    return;
+                                }
+                                // Every non-terminal move now leads to a win, the last one in
+                                // n: lost in n + 1 unless a terminal option does better.
                                 let old = pv[pi as usize].load(Relaxed);
+                                let t = old & !RESOLVED;
                                 if old & RESOLVED == 0
-                                    && Self::try_resolve(pv, pi, old, RESOLVED | win(n + 1))
+                                    && (t == CODE_NONE || (is_loss(t) && depth(t) <= n + 1))
+                                    && Self::try_resolve(pv, pi, old, RESOLVED | loss(n + 1))
                                 {
-                                    marks_of(ph).set(pi, n + 1);
+                                    mark.set(pi);
                                     done += 1;
                                 }
-                                return;
-                            }
-                            let left =
-                                Self::counts(&counters, ph)[pi as usize].fetch_sub(1, Relaxed) - 1;
-                            if left != 0 {
-                                return;
-                            }
-                            // Every non-terminal move now leads to a win, the last one in
-                            // n: lost in n + 1 unless a terminal option does better.
-                            let old = pv[pi as usize].load(Relaxed);
-                            let t = old & !RESOLVED;
-                            if old & RESOLVED == 0
-                                && (t == CODE_NONE || (is_loss(t) && depth(t) <= n + 1))
-                                && Self::try_resolve(pv, pi, old, RESOLVED | loss(n + 1))
-                            {
-                                marks_of(ph).set(pi, n + 1);
-                                done += 1;
-                            }
-                        });
+                            });
+                        }
                     }
                     seeds.fetch_add(s, Relaxed);
-                    resolved.fetch_add(done, Relaxed);
+                    fresh.fetch_add(done, Relaxed);
                 });
             }
+            resolved.fetch_add(fresh.load(Relaxed), Relaxed);
+            std::mem::swap(&mut cur, &mut next);
             n += 1;
             on_pass(n as u32, resolved.load(Relaxed));
-            let new = resolved.load(Relaxed) - before;
-            if new == 0 && seeds.load(Relaxed) == 0 && n as u64 > max_t.load(Relaxed) {
+            if fresh.load(Relaxed) == 0
+                && seeds.load(Relaxed) == 0
+                && n as u64 > max_t.load(Relaxed)
+            {
                 break;
             }
         }
@@ -524,18 +569,20 @@ impl<'a> Solver<'a> {
         let mover = pos.stm;
         let mut t = CODE_NONE;
         let mut any = false;
-        let mut inner = 0u8;
+        // Counted wide: five men have at most about 90 moves, each reached at most twice.
+        let mut inner = 0u32;
         for_each_move(pos, |succ, class| {
             any = true;
             match self.terminal(mover, class, succ) {
                 Some(o) => t = better(t, o),
-                None => inner += self.layout.stabiliser(succ),
+                None => inner += self.layout.stabiliser(succ) as u32,
             }
             true
         });
         let own = self.layout.stabiliser(pos);
-        debug_assert_eq!(inner % own, 0);
-        inner /= own;
+        debug_assert_eq!(inner % own as u32, 0);
+        let inner = u8::try_from(inner / own as u32)
+            .expect("un-move counter fits a byte (at most 2 x 90 arrivals)");
         if !any {
             let v = if in_check(pos) { loss(0) } else { CODE_DRAW };
             return (RESOLVED | v, 0);
