@@ -229,7 +229,21 @@ fn tbinfo_reports_sizes_and_file_statistics() {
             deepest(&dtz[k], false),
         );
         assert!(out.contains(&want), "missing {want} in {out}");
+        // The text report gives the same depths with their units.
+        let (_, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
+        let want = format!(
+            "deepest win/loss: DTM {}/{} moves, DTZ {}/{} plies, DTZ50 -/- plies",
+            deepest(&dtm[k], true),
+            deepest(&dtm[k], false),
+            deepest(&dtz[k], true),
+            deepest(&dtz[k], false),
+        );
+        assert!(text.contains(&want), "missing {want} in {text}");
     }
+    assert!(
+        out.contains(r#""depth_units": {"dtm": "moves", "dtz": "plies", "dtz50": "plies"}"#),
+        "{out}"
+    );
     let (code, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(
