@@ -94,7 +94,9 @@ fn main() -> ExitCode {
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth, tables }) => run_bench(depth, tables.as_deref()),
         Some(Command::Probe { fen, dir, json }) => run_probe(&fen.join(" "), dir.as_deref(), json),
-        Some(Command::Tbinfo { endgame, dir, json }) => run_tbinfo(&endgame, &dir, json),
+        Some(Command::Tbinfo { endgame, dir, json }) => {
+            fortress::egtb::info::run(&endgame, &dir, json)
+        }
         Some(Command::Gentb {
             endgames,
             men,
@@ -194,26 +196,4 @@ fn run_bench(depth: u32, tables: Option<&str>) -> ExitCode {
         result.nodes * 1000 / result.millis.max(1)
     );
     ExitCode::SUCCESS
-}
-
-fn run_tbinfo(endgame: &str, dir: &std::path::Path, json: bool) -> ExitCode {
-    match fortress::egtb::info::tbinfo(endgame, dir) {
-        Ok(report) => {
-            if json {
-                println!("{}", fortress::egtb::info::to_json(&report));
-            } else {
-                print!("{}", fortress::egtb::info::to_text(&report));
-            }
-            // A file that exists but was refused is an error for scripts too.
-            if report.files_ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(2)
-            }
-        }
-        Err(e) => {
-            eprintln!("tbinfo: {e}");
-            ExitCode::from(1)
-        }
-    }
 }

@@ -2,6 +2,9 @@
 //! newer-format files refused by the reader with the named cause and reported by
 //! `engine tbinfo` (exit status 2, no panic).
 
+#[path = "common/made_up_table.rs"]
+mod made_up_table;
+
 use fortress::egtb::file::{
     file_name, write_table, Metric, Outcome, TableError, TableFile, TableSpec, TbValue,
 };
@@ -19,43 +22,12 @@ fn temp_dir(tag: &str) -> PathBuf {
 
 /// Made-up but deterministic values: broken exactly where the index says so, otherwise a mix
 /// of wins, draws and losses with depths from the index (up to `max_depth`).
-fn values(idx: &EndgameIndex, half: Half, max_depth: u16) -> Vec<TbValue> {
-    (0..idx.size(half))
-        .map(|i| match idx.decode(half, i) {
-            None => TbValue::BROKEN,
-            Some(_) => match i % 3 {
-                0 => TbValue::DRAW,
-                1 => TbValue::win(1 + (i / 3 % max_depth as u64) as u16).unwrap(),
-                _ => TbValue::loss((i / 7 % (max_depth as u64 + 1)) as u16).unwrap(),
-            },
-        })
-        .collect()
-}
-
 fn write(dir: &Path, name: &str, metric: Metric, max_depth: u16) -> (PathBuf, Vec<Vec<TbValue>>) {
-    let m = Material::parse(name).unwrap();
-    let idx = EndgameIndex::new(&m);
-    let vals: Vec<Vec<TbValue>> = idx
-        .stored_halves()
-        .iter()
-        .map(|&h| values(&idx, h, max_depth))
-        .collect();
-    let halves: Vec<(Half, &[TbValue])> = idx
-        .stored_halves()
-        .iter()
-        .zip(&vals)
-        .map(|(&h, v)| (h, v.as_slice()))
-        .collect();
-    let path = write_table(
-        dir,
-        &TableSpec {
-            material: m,
-            metric,
-            halves: &halves,
-        },
-    )
-    .unwrap();
-    (path, vals)
+    made_up_table::write(dir, name, metric, |_, i| match i % 3 {
+        0 => TbValue::DRAW,
+        1 => TbValue::win(1 + (i / 3 % max_depth as u64) as u16).unwrap(),
+        _ => TbValue::loss((i / 7 % (max_depth as u64 + 1)) as u16).unwrap(),
+    })
 }
 
 #[test]
@@ -257,7 +229,21 @@ fn tbinfo_reports_sizes_and_file_statistics() {
             deepest(&dtz[k], false),
         );
         assert!(out.contains(&want), "missing {want} in {out}");
+        // The text report gives the same depths with their units.
+        let (_, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
+        let want = format!(
+            "deepest win/loss: DTM {}/{} moves, DTZ {}/{} plies, DTZ50 -/- plies",
+            deepest(&dtm[k], true),
+            deepest(&dtm[k], false),
+            deepest(&dtz[k], true),
+            deepest(&dtz[k], false),
+        );
+        assert!(text.contains(&want), "missing {want} in {text}");
     }
+    assert!(
+        out.contains(r#""depth_units": {"dtm": "moves", "dtz": "plies", "dtz50": "plies"}"#),
+        "{out}"
+    );
     let (code, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(

@@ -1,120 +1,24 @@
 //! Endgame tables through UCI (issue #6): a game that reaches a 4-man ending with no table, the
 //! table built in the background during the game and probed by later moves (`tbhits`, mate
 //! scores); the search speed while it is built; quitting mid-generation leaves no table; a
-//! corrupt table and a missing `NalimovPath` are reported and the engine keeps playing.
+//! corrupt table and a missing `NalimovPath` are reported and the engine keeps playing. A root
+//! in the tables answers as a search would: MultiPV lines in the strategy's order, the depth
+//! `go depth` asked for, no bestmove before `stop` or `ponderhit`, mates past 127 moves in full.
+
+#[path = "common/made_up_table.rs"]
+mod made_up_table;
+#[path = "common/uci_driver.rs"]
+mod uci_driver;
 
 use fortress::chess::{legal_moves, parse_uci_move, Position};
-
-fn legal_moves_empty(p: &Position) -> bool {
-    legal_moves(p).is_empty()
-}
+use fortress::egtb::file::{Metric, Outcome, TbValue};
 use fortress::egtb::generate::{gentb, GenOptions};
-use fortress::egtb::Material;
-use std::io::{BufRead, BufReader, Write};
+use fortress::egtb::probe::analyse_root;
+use fortress::egtb::strategy::rank;
+use fortress::egtb::{Half, Material, Tablebases, Wdl};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
-
-struct Engine {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("engine starts");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Engine {
-            child,
-            stdin,
-            lines: rx,
-        }
-    }
-
-    fn send(&mut self, text: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(text.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(_) => panic!("no '{}' within {:?}; saw {:?}", prefix, timeout, seen),
-            }
-        }
-    }
-
-    fn ready(&mut self) -> Vec<String> {
-        self.send("isready");
-        self.until("readyok", Duration::from_secs(30))
-    }
-
-    fn go(&mut self, position: &str, go: &str) -> (String, Vec<String>) {
-        self.send(position);
-        self.send(go);
-        let lines = self.until("bestmove", Duration::from_secs(60));
-        let best = lines
-            .last()
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string();
-        (best, lines)
-    }
-
-    fn quit(mut self) -> std::process::ExitStatus {
-        self.send("quit");
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "engine did not quit");
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-fn field(line: &str, key: &str) -> Option<u64> {
-    let mut it = line.split_whitespace();
-    while let Some(w) = it.next() {
-        if w == key {
-            return it.next()?.parse().ok();
-        }
-    }
-    None
-}
+use uci_driver::{field, Engine};
 
 fn three_man(dir: &Path) {
     let targets: Vec<Material> = ["KRK", "KNK"]
@@ -200,7 +104,7 @@ fn table_built_in_background_during_a_game_then_probed() {
     // Later moves of the game probe the new table.
     let mut probed = false;
     for _ in 0..3 {
-        if legal_moves_empty(&pos) {
+        if legal_moves(&pos).is_empty() {
             break;
         }
         let (best, lines) = e.go(
@@ -284,4 +188,200 @@ fn quitting_mid_generation_leaves_no_table_and_damage_is_reported() {
     let (best, _) = e.go(&format!("position fen {fen}"), "go depth 6");
     assert!(parse_uci_move(&pos, &best).is_some());
     e.quit();
+}
+
+/// KRK with the rook out of the black king's reach: White to move wins, Black to move loses.
+const KRK_WTM: &str = "8/8/8/8/8/2k5/8/K6R w - - 0 1";
+const KRK_BTM: &str = "8/8/8/8/8/2k5/8/K6R b - - 0 1";
+
+/// The generated 3-man tables (KRK, KNK and what they need) in a fresh directory, and an engine
+/// probing them.
+fn three_man_engine() -> (tempfile::TempDir, Engine) {
+    let dir = tempfile::tempdir().unwrap();
+    three_man(dir.path());
+    let e = engine_on(dir.path());
+    (dir, e)
+}
+
+/// An engine probing the tables of `dir` only, building none.
+fn engine_on(dir: &Path) -> Engine {
+    let mut e = Engine::start();
+    e.send("setoption name GenerateMissingTables value false");
+    e.send(&format!(
+        "setoption name NalimovPath value {}",
+        dir.display()
+    ));
+    e.ready();
+    e
+}
+
+/// The root moves of `fen` in the strategy's order, each with the `score mate N` its table
+/// values give (all of them are mates in the KRK positions used here).
+fn strategy_lines(dir: &Path, fen: &str) -> Vec<(String, i64)> {
+    let tb = Tablebases::new();
+    tb.set_path(vec![dir.to_path_buf()]);
+    let pos = Position::from_fen(fen).unwrap();
+    let a = analyse_root(&tb.snapshot(), &pos, true).expect("KRK is in the tables");
+    let values: Vec<_> = a.moves.iter().map(|m| m.1).collect();
+    rank(pos.halfmove_clock(), &values)
+        .into_iter()
+        .map(|i| {
+            let (m, v) = a.moves[i];
+            assert_ne!(v.v.wdl50(pos.halfmove_clock()), Wdl::Draw);
+            let mate = match v.v.dtm.outcome() {
+                Outcome::Win(n) => n as i64,
+                Outcome::Loss(n) => -(n as i64),
+                other => panic!("{m}: {other:?}"),
+            };
+            (m.to_string(), mate)
+        })
+        .collect()
+}
+
+/// The `score mate` of an info line.
+fn mate_of(line: &str) -> Option<i64> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.windows(2).position(|w| w == ["score", "mate"])?;
+    words.get(at + 2)?.parse().ok()
+}
+
+/// The first move of an info line's PV.
+fn pv_move(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace();
+    words.by_ref().find(|w| *w == "pv")?;
+    words.next()
+}
+
+/// The info line of `multipv k`, the last one if there are several.
+fn multipv_line(lines: &[String], k: usize) -> Option<&String> {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth") && field(l, "multipv") == Some(k as u64))
+}
+
+#[test]
+fn table_root_multipv_lists_the_strategys_moves_in_order() {
+    let (dir, mut e) = three_man_engine();
+    for fen in [KRK_WTM, KRK_BTM] {
+        let want = strategy_lines(dir.path(), fen);
+        assert!(want.len() >= 4, "{fen}: {want:?}");
+        e.send("setoption name MultiPV value 4");
+        let (best, lines) = e.go(&format!("position fen {fen}"), "go wtime 10000 btime 10000");
+        assert_eq!(best, want[0].0, "{fen}: {lines:?}");
+        for (k, (mv, mate)) in want.iter().take(4).enumerate() {
+            let line = multipv_line(&lines, k + 1)
+                .unwrap_or_else(|| panic!("{fen}: no multipv {}: {lines:?}", k + 1));
+            assert_eq!(pv_move(line), Some(mv.as_str()), "{fen}: {line}");
+            assert_eq!(mate_of(line), Some(*mate), "{fen}: {line}");
+        }
+        assert!(multipv_line(&lines, 5).is_none(), "{lines:?}");
+        // MultiPV 1: the same move, one line.
+        e.send("setoption name MultiPV value 1");
+        let (one, lines) = e.go(&format!("position fen {fen}"), "go wtime 10000 btime 10000");
+        assert_eq!(one, best);
+        assert!(multipv_line(&lines, 2).is_none(), "{lines:?}");
+    }
+    e.quit();
+}
+
+#[test]
+fn table_root_go_depth_answers_promptly_at_the_depth_asked() {
+    let (dir, mut e) = three_man_engine();
+    let want = strategy_lines(dir.path(), KRK_WTM);
+    for depth in [1, 5, 40] {
+        let start = Instant::now();
+        e.send(&format!("position fen {KRK_WTM}"));
+        e.send(&format!("go depth {depth}"));
+        let (best, lines) = e.bestmove(Duration::from_secs(5));
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+        assert_eq!(best, want[0].0);
+        let info = multipv_line(&lines, 1).expect("an info line");
+        assert_eq!(field(info, "depth"), Some(depth), "{info}");
+        assert!(field(info, "seldepth").unwrap() >= depth, "{info}");
+        assert_eq!(mate_of(info), Some(want[0].1), "{info}");
+        assert!(field(info, "tbhits").unwrap() > 0, "{info}");
+    }
+    // A node limit is met at once too.
+    let (best, _) = e.go(&format!("position fen {KRK_WTM}"), "go nodes 1");
+    assert_eq!(best, want[0].0);
+    e.quit();
+}
+
+#[test]
+fn table_root_waits_for_stop_and_ponderhit() {
+    let (dir, mut e) = three_man_engine();
+    let want = strategy_lines(dir.path(), KRK_WTM);
+    e.send(&format!("position fen {KRK_WTM}"));
+    e.send("go infinite");
+    let early = e.no_bestmove_for(Duration::from_millis(600));
+    assert!(multipv_line(&early, 1).is_some(), "{early:?}");
+    let seen = e.ready();
+    assert!(!seen.iter().any(|l| l.starts_with("bestmove")), "{seen:?}");
+    e.send("stop");
+    let (best, lines) = e.bestmove(Duration::from_secs(2));
+    assert_eq!(best, want[0].0);
+    // The strategy's reply comes with it, so that the GUI can ponder on it.
+    let words: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
+    assert_eq!(words.get(2), Some(&"ponder"), "{words:?}");
+    let mut pos = Position::from_fen(KRK_WTM).unwrap();
+    pos.make_move(parse_uci_move(&pos, &best).unwrap());
+    let reply = parse_uci_move(&pos, words[3]).expect("a legal ponder move");
+    pos.make_move(reply);
+
+    // Pondering on the reply: no bestmove until ponderhit.
+    e.send(&format!("position fen {KRK_WTM} moves {best} {}", words[3]));
+    e.send("go ponder wtime 1000 btime 1000");
+    e.no_bestmove_for(Duration::from_millis(600));
+    e.send("ponderhit");
+    let (best, _) = e.bestmove(Duration::from_secs(2));
+    assert!(parse_uci_move(&pos, &best).is_some(), "{best}");
+    e.quit();
+}
+
+/// A KRK table that is wrong but simple: every White-to-move position wins with mate in
+/// `moves`, every Black-to-move position loses in `moves - 1`, each with a zeroing move in
+/// reach (DTZ and DTZ50 of one or two plies), so every root move is a mate in `moves` for
+/// either side. Real tables of up to five men have no mate this long.
+fn krk_mating_in(dir: &Path, moves: u16) {
+    for metric in Metric::ALL {
+        let (win, loss) = match metric {
+            Metric::Dtm => (TbValue::win(moves), TbValue::loss(moves - 1)),
+            _ => (TbValue::win(1), TbValue::loss(2)),
+        };
+        let (win, loss) = (win.unwrap(), loss.unwrap());
+        made_up_table::write(
+            dir,
+            "KRK",
+            metric,
+            |h, _| {
+                if h == Half::Wtm {
+                    win
+                } else {
+                    loss
+                }
+            },
+        );
+    }
+}
+
+#[test]
+fn table_mates_longer_than_127_moves_print_in_full() {
+    // 150: past the i8 of vampirc-uci; 600: past the 500 moves the mate range once held.
+    for moves in [150u16, 600] {
+        let dir = tempfile::tempdir().unwrap();
+        krk_mating_in(dir.path(), moves);
+        let mut e = engine_on(dir.path());
+        for (fen, mate) in [(KRK_WTM, moves as i64), (KRK_BTM, -(moves as i64))] {
+            let (_, lines) = e.go(&format!("position fen {fen}"), "go depth 3");
+            let info = multipv_line(&lines, 1).expect("an info line");
+            assert_eq!(mate_of(info), Some(mate), "{info}");
+            assert!(info.contains(&format!(" score mate {mate} ")), "{info}");
+        }
+        e.quit();
+    }
 }

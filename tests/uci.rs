@@ -1,100 +1,10 @@
 //! End-to-end UCI tests: the real binary on pipes, driven as a GUI would drive it.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+#[path = "common/uci_driver.rs"]
+mod uci_driver;
+
 use std::time::{Duration, Instant};
-
-struct Engine {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("engine starts");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        Engine {
-            child,
-            stdin,
-            lines: rx,
-        }
-    }
-
-    fn send(&mut self, text: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(text.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// Reads lines until one starts with `prefix`; returns all lines read, that one last.
-    fn until(&mut self, prefix: &str, timeout: Duration) -> Vec<String> {
-        let deadline = Instant::now() + timeout;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(_) => panic!("no '{}' within {:?}; saw {:?}", prefix, timeout, seen),
-            }
-        }
-    }
-
-    fn ready(&mut self) -> Vec<String> {
-        self.send("isready");
-        self.until("readyok", Duration::from_secs(10))
-    }
-
-    fn bestmove(&mut self, timeout: Duration) -> (String, Vec<String>) {
-        let lines = self.until("bestmove", timeout);
-        let best = lines
-            .last()
-            .unwrap()
-            .split_whitespace()
-            .nth(1)
-            .unwrap()
-            .to_string();
-        (best, lines)
-    }
-
-    fn close(mut self) -> std::process::ExitStatus {
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "engine did not exit at end of input"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
+use uci_driver::Engine;
 
 fn legal_in(fen_or_start: &str, moves: &[&str], mv: &str) -> bool {
     use fortress::chess::{parse_uci_move, Position};
@@ -234,11 +144,7 @@ fn ponder_waits_for_ponderhit() {
     e.send("position startpos moves d2d4");
     e.send("go ponder wtime 2000 btime 2000 winc 0 binc 0");
     // While pondering, the clock does not run: no bestmove even after the budget would expire.
-    assert!(e
-        .lines
-        .recv_timeout(Duration::from_millis(400))
-        .map_or(true, |l| !l.starts_with("bestmove")));
-    std::thread::sleep(Duration::from_millis(300));
+    e.no_bestmove_for(Duration::from_millis(700));
     e.send("isready");
     let lines = e.until("readyok", Duration::from_secs(2));
     assert!(

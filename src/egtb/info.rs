@@ -15,8 +15,9 @@ pub struct HalfStats {
     pub draws: u64,
     pub losses: u64,
     pub broken: u64,
-    /// Deepest win and loss per metric (index `Metric as usize - 1`), None if the metric's file
-    /// is absent or the half has no such outcome.
+    /// Deepest win and loss per metric (index `Metric as usize - 1`), in the files' units: DTM
+    /// in the winner's moves, DTZ and DTZ50 in plies. None if the metric's file is absent or the
+    /// half has no such outcome.
     pub max_win: [Option<u16>; 3],
     pub max_loss: [Option<u16>; 3],
 }
@@ -151,7 +152,9 @@ fn json_str(s: &str) -> String {
     out
 }
 
-/// One JSON object: `{"endgame", "sizes", "broken", "files", "stats"}`.
+/// One JSON object: `{"endgame", "sizes", "broken", "files", "stats", "depth_units"}`; the last
+/// says in what the `max_*` depths of `stats` count (DTM moves, DTZ and DTZ50 plies), so that a
+/// script need not know the file format to compare them.
 pub fn to_json(r: &Report) -> String {
     let mut o = String::new();
     let _ = write!(
@@ -225,7 +228,9 @@ pub fn to_json(r: &Report) -> String {
             o.push('}');
         }
     }
-    o.push('}');
+    o.push_str(
+        ", \"depth_units\": {\"dtm\": \"moves\", \"dtz\": \"plies\", \"dtz50\": \"plies\"}}",
+    );
     o
 }
 
@@ -279,7 +284,7 @@ pub fn to_text(r: &Report) -> String {
             let d = |v: Option<u16>| v.map_or("-".to_string(), |n| n.to_string());
             let _ = writeln!(
                 o,
-                "  {}: wins {} draws {} losses {} broken {}; deepest win/loss: DTM {}/{} DTZ {}/{} DTZ50 {}/{}",
+                "  {}: wins {} draws {} losses {} broken {}; deepest win/loss: DTM {}/{} moves, DTZ {}/{} plies, DTZ50 {}/{} plies",
                 h.name(),
                 st.wins,
                 st.draws,

@@ -141,6 +141,22 @@ pub fn choose(halfmove: u16, moves: &[MoveValues]) -> Option<Choice> {
     })
 }
 
+/// Every move in the strategy's order of preference: the moves `choose` keeps (in move order),
+/// then those it would keep were they gone, and so on. The first is `choose`'s best; MultiPV
+/// lists the root's moves in this order.
+pub fn rank(halfmove: u16, moves: &[MoveValues]) -> Vec<usize> {
+    let mut left: Vec<usize> = (0..moves.len()).collect();
+    let mut order = Vec::with_capacity(moves.len());
+    while !left.is_empty() {
+        let values: Vec<MoveValues> = left.iter().map(|&i| moves[i]).collect();
+        let choice = choose(halfmove, &values).expect("moves are left");
+        let kept: Vec<usize> = choice.kept.iter().map(|&k| left[k]).collect();
+        left.retain(|i| !kept.contains(i));
+        order.extend(kept);
+    }
+    order
+}
+
 /// SM⁻ and its mirror, for comparison in tests and benchmarks: the winner takes the least DTM,
 /// the loser the greatest, a drawn side any move that keeps the plain draw. Ignores the 50-move
 /// rule, which is the point.
@@ -263,6 +279,23 @@ mod tests {
         let c = choose(50, &moves).unwrap();
         assert_eq!(c.wdl50, Wdl::Draw);
         assert_eq!(c.best, 1);
+    }
+
+    #[test]
+    fn rank_follows_the_strategy_then_the_rest() {
+        // From h = 60: move 1 is SZ°'s pick, move 0 wins only without the rule (its DTZ50 is
+        // beyond the 40 plies left), move 2 draws, move 3 loses, move 4 ties with move 1.
+        let moves = [
+            mv(w(10), w(45), w(45)),
+            mv(w(20), w(30), w(30)),
+            mv(D, D, D),
+            mv(l(4), l(6), l(6)),
+            mv(w(20), w(30), w(30)),
+        ];
+        let order = rank(60, &moves);
+        assert_eq!(order[0], choose(60, &moves).unwrap().best);
+        assert_eq!(order, vec![1, 4, 0, 2, 3]);
+        assert!(rank(0, &[]).is_empty());
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! Tabibi, Felner and Netanyahu), and the endgame tables (`egtb::probe`): a position in a table
 //! gets its exact value, judged under the 50-move rule with the node's own half-move counter.
 
-use super::value::{mate_in, mated_in, Value, DRAW};
+use super::value::{table_mate, Value, DRAW};
 use crate::chess::{Color, PieceType, Position};
-use crate::egtb::probe::{material_key, position_material, TbReader, Wdl};
+use crate::egtb::probe::{material_key, position_material, TbProbe, TbReader, Wdl};
 use crate::recognize::{self, BlockageTable, Bound, Men, Outcome};
 
 /// What is known about a node without searching it, for the side to move.
@@ -36,6 +36,23 @@ pub struct Knowledge {
 /// A win (loss) that the 50-move rule turns into a draw scores this much above (below) a
 /// draw, so that the side that could still win if the defender errs keeps trying.
 pub const CURSED: Value = 2;
+
+/// The score of a table value for its side to move, at `ply` from the root, with `halfmove`
+/// plies on the counter: a win under the 50-move rule (`TbProbe::wdl50`, exact) is a mate in
+/// the table's DTM counted from the root; a win the rule spoils is a draw plus `CURSED`; losses
+/// symmetrically. None for a win without a DTM, which a sound table never holds. The root
+/// (`search::thread`) scores its moves with it too, so both agree on what a table line is worth.
+pub fn table_score(p: &TbProbe, halfmove: u16, ply: usize) -> Option<Value> {
+    Some(match p.wdl50(halfmove) {
+        Wdl::Win => table_mate(ply + p.dtm_plies()? as usize, true),
+        Wdl::Loss => table_mate(ply + p.dtm_plies()? as usize, false),
+        Wdl::Draw => match p.wdl() {
+            Wdl::Win => DRAW + CURSED,
+            Wdl::Loss => DRAW - CURSED,
+            Wdl::Draw => DRAW,
+        },
+    })
+}
 
 /// 2^14 slots, about 0.8 MB per thread: pawn endings reuse few pawn structures.
 const BLOCKAGE_SLOTS_LOG2: u32 = 14;
@@ -69,10 +86,8 @@ impl Knowledge {
         self
     }
 
-    /// The table's verdict on a node at `ply` from the root, if its position is in a table.
-    /// Under the 50-move rule with the node's counter h (exact, see `TbProbe::wdl50`): a win
-    /// scores as mate in the table's DTM from here; a win the rule spoils scores as a draw plus
-    /// `CURSED`; losses symmetrically.
+    /// The table's score of a node at `ply` from the root (`table_score`, judged with the
+    /// node's own counter), if its position is in a table; asks for a missing table otherwise.
     #[inline]
     fn table(&mut self, pos: &Position, ply: usize) -> Option<Value> {
         let reader = self.tables.as_mut()?;
@@ -83,16 +98,7 @@ impl Knowledge {
             return None;
         };
         self.tbhits += 1;
-        let v = match p.wdl50(pos.halfmove_clock()) {
-            Wdl::Win => mate_in(ply + p.dtm_plies()? as usize),
-            Wdl::Loss => mated_in(ply + p.dtm_plies()? as usize),
-            Wdl::Draw => match p.wdl() {
-                Wdl::Win => DRAW + CURSED,
-                Wdl::Loss => DRAW - CURSED,
-                Wdl::Draw => DRAW,
-            },
-        };
-        Some(v)
+        table_score(&p, pos.halfmove_clock(), ply)
     }
 
     /// Asks for the table of a position whose endgame is missing (once per thread and endgame).
@@ -156,5 +162,53 @@ impl Knowledge {
             (false, true) => Verdict::AtLeast(DRAW),
             (false, false) => Verdict::Unknown,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::egtb::file::TbValue;
+    use crate::search::value::MAX_PLY;
+    use crate::search::Score;
+
+    /// A table value won (lost) in `moves` by DTM, its zeroing move one ply away.
+    fn probe(moves: u16, won: bool) -> TbProbe {
+        let (dtm, dtz) = if won {
+            (TbValue::win(moves), TbValue::win(1))
+        } else {
+            (TbValue::loss(moves), TbValue::loss(2))
+        };
+        let (dtm, dtz) = (dtm.unwrap(), dtz.unwrap());
+        TbProbe {
+            dtm,
+            dtz,
+            dtz50: dtz,
+        }
+    }
+
+    #[test]
+    fn table_mates_past_127_moves_keep_their_length() {
+        // The UCI layer prints `Score::Mate(n)` as `score mate n` for any i32
+        // (`uci::protocol`, `info_long_mates`); here the table value becomes that score.
+        for moves in [127u16, 128, 200, 500] {
+            let n = moves as i32;
+            let at_root = |won| Score::from_value(table_score(&probe(moves, won), 0, 0).unwrap());
+            assert_eq!(at_root(true), Score::Mate(n), "win in {moves}");
+            assert_eq!(at_root(false), Score::Mate(-n), "loss in {moves}");
+            // Met deep in the search, the distance counts from the root: MAX_PLY = 128 plies
+            // is 64 moves more for either side.
+            let deep =
+                |won| Score::from_value(table_score(&probe(moves, won), 0, MAX_PLY).unwrap());
+            assert_eq!(deep(true), Score::Mate(n + 64), "win in {moves}");
+            assert_eq!(deep(false), Score::Mate(-n - 64), "loss in {moves}");
+        }
+    }
+
+    #[test]
+    fn table_wins_the_counter_spoils_are_cursed_draws() {
+        // With 100 plies on the counter no zeroing move comes before the claim.
+        assert_eq!(table_score(&probe(200, true), 100, 0), Some(DRAW + CURSED));
+        assert_eq!(table_score(&probe(200, false), 100, 0), Some(DRAW - CURSED));
     }
 }

@@ -2,14 +2,13 @@
 //! iterative deepening with aspiration windows and MultiPV at the root, and the reports the
 //! UCI layer turns into `info` lines.
 
-use super::knowledge::CURSED;
+use super::knowledge::table_score;
 use super::time::{budget, Budget, Clock};
 use super::tt::{Bound, TranspositionTable};
 use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
-use super::value::{mate_in, mated_in, DRAW};
 use super::worker::{RootMove, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
-use crate::egtb::probe::{analyse_root, Tablebases, Wdl};
+use crate::egtb::probe::{analyse_root, Registry, RootAnalysis, Tablebases, Wdl};
 use crate::egtb::strategy::{self, MoveValues};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -300,8 +299,13 @@ impl Engine {
     }
 
     /// The root move by the tables (`egtb::strategy`), if the root and every position one move
-    /// away are in them. Reports one line: mate in the root's DTM when it is won (lost) under
-    /// the 50-move rule with the game's counter, else a draw score.
+    /// away are in them. The answer is exact, so no search runs, but the GUI is answered as
+    /// after one: MultiPV k reports the first k moves in the strategy's order (`strategy::rank`)
+    /// with their table scores (mate from DTM when the move wins or loses under the 50-move
+    /// rule with the game's counter, else a draw score), each with the strategy's reply as
+    /// the second move of its PV; depth is the one `go depth` asked for (the values hold at any
+    /// depth), else the root's DTM in plies; `go infinite` and `go ponder` still wait for
+    /// `stop` or `ponderhit` before the bestmove.
     fn table_root(
         &self,
         pos: &Position,
@@ -311,47 +315,52 @@ impl Engine {
     ) -> Option<SearchResult> {
         let tb = self.tables.as_ref()?;
         let reg = tb.snapshot();
+        let (a, order) = table_ranking(&reg, pos, self.multipv > 1)?;
         let h = pos.halfmove_clock();
-        let mut a = analyse_root(&reg, pos, false)?;
-        let w50 = a.root.wdl50(h);
-        if w50 == Wdl::Draw {
-            // The drawn-position rule counts the opponent's losing replies.
-            a = analyse_root(&reg, pos, true)?;
+        let lines = self.multipv.clamp(1, order.len());
+        let scores = order[..lines]
+            .iter()
+            .map(|&i| table_score(&a.moves[i].1.v, h, 0))
+            .collect::<Option<Vec<Value>>>()?;
+        let mut probes = a.probes;
+        let mut pvs = Vec::with_capacity(lines);
+        for &i in &order[..lines] {
+            let m = a.moves[i].0;
+            let mut child = pos.clone();
+            child.make_move(m);
+            let reply = table_ranking(&reg, &child, false).and_then(|(r, o)| {
+                probes += r.probes;
+                o.first().map(|&j| r.moves[j].0)
+            });
+            pvs.push(std::iter::once(m).chain(reply).collect::<Vec<Move>>());
         }
-        let values: Vec<MoveValues> = a.moves.iter().map(|m| m.1).collect();
-        let choice = strategy::choose(h, &values)?;
-        let best = a.moves[choice.best].0;
-        let score = match (choice.wdl50, a.root.dtm_plies()) {
-            (Wdl::Win, Some(p)) => mate_in(p as usize),
-            (Wdl::Loss, Some(p)) => mated_in(p as usize),
-            _ => match a.root.wdl() {
-                Wdl::Win => DRAW + CURSED,
-                Wdl::Loss => DRAW - CURSED,
-                Wdl::Draw => DRAW,
-            },
-        };
-        let elapsed = control.elapsed();
         let plies = a.root.dtm_plies().unwrap_or(1).max(1) as u32;
-        report(&Report {
-            depth: plies,
-            seldepth: plies,
-            multipv: 1,
-            score: Score::from_value(score),
-            bound: Bound::Exact,
-            nodes: a.moves.len() as u64,
-            nps: 0,
-            hashfull: self.tt.hashfull(),
-            tbhits: a.probes,
-            time_ms: elapsed.as_millis() as u64,
-            pv: vec![best],
-        });
+        let depth = limits
+            .depth
+            .map_or(plies, |d| d.clamp(1, MAX_PLY as u32 - 1));
+        let time_ms = control.elapsed().as_millis() as u64;
+        for (k, (pv, &score)) in pvs.iter().zip(&scores).enumerate() {
+            report(&Report {
+                depth,
+                seldepth: depth.max(plies),
+                multipv: k as u32 + 1,
+                score: Score::from_value(score),
+                bound: Bound::Exact,
+                nodes: probes,
+                nps: 0,
+                hashfull: self.tt.hashfull(),
+                tbhits: probes,
+                time_ms,
+                pv: pv.clone(),
+            });
+        }
         self.wait_while_infinite(limits, control);
         Some(SearchResult {
-            best: Some(best),
-            ponder: None,
-            score,
-            depth: plies,
-            nodes: a.moves.len() as u64,
+            best: Some(pvs[0][0]),
+            ponder: pvs[0].get(1).copied(),
+            score: scores[0],
+            depth,
+            nodes: probes,
         })
     }
 
@@ -368,6 +377,23 @@ impl Engine {
         let e = self.tt.probe(p.key(), 0)?;
         legal_moves(&p).iter().find(|&m| m == e.mv)
     }
+}
+
+/// The table values of `pos` and of its moves, with the moves in the strategy's order, if `pos`
+/// and every position one move away are in the tables. The opponent's losing replies are
+/// counted when the drawn-position rule needs them, and for any root if `all_errors` (MultiPV
+/// ranks the drawing moves of a won or lost root by them too).
+fn table_ranking(
+    reg: &Registry,
+    pos: &Position,
+    all_errors: bool,
+) -> Option<(RootAnalysis, Vec<usize>)> {
+    let h = pos.halfmove_clock();
+    let drawn = reg.probe(pos)?.wdl50(h) == Wdl::Draw;
+    let a = analyse_root(reg, pos, all_errors || drawn)?;
+    let values: Vec<MoveValues> = a.moves.iter().map(|m| m.1).collect();
+    let order = strategy::rank(h, &values);
+    Some((a, order))
 }
 
 /// Builds the report of one PV line.

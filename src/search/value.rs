@@ -7,11 +7,21 @@ pub type Value = i32;
 pub const DRAW: Value = 0;
 pub const MATE: Value = 32_000;
 pub const INFINITE: Value = 32_001;
-/// Any score beyond this in absolute value is a mate score. Room is left for the 500-ply mates
-/// that endgame tables of up to six men report.
-pub const MATE_BOUND: Value = MATE - 1_000;
-
 pub const MAX_PLY: usize = 128;
+
+/// The longest table mate, in moves, whose distance a score holds exactly: about twice the
+/// longest known (549 moves, 7 men; 6-man tables reach 262), so that any table we could build
+/// prints its true `mate N`.
+pub const MAX_TABLE_MATE_MOVES: usize = 1_000;
+
+/// The longest mate, in plies from the root, that a score holds: a table's longest mate
+/// (2n plies for the side that is mated in n) met at the deepest ply of the search.
+pub const MAX_MATE_PLIES: usize = 2 * MAX_TABLE_MATE_MOVES + MAX_PLY;
+
+/// Any score beyond this in absolute value is a mate score. Evaluations stay far below it, and
+/// every mate of up to `MAX_MATE_PLIES` lies beyond it. The scores still fit the 16 bits the
+/// transposition table keeps of them.
+pub const MATE_BOUND: Value = MATE - MAX_MATE_PLIES as Value - 1;
 
 #[inline(always)]
 pub fn mated_in(ply: usize) -> Value {
@@ -21,6 +31,23 @@ pub fn mated_in(ply: usize) -> Value {
 #[inline(always)]
 pub fn mate_in(ply: usize) -> Value {
     MATE - ply as Value
+}
+
+/// The score of a table's mate `plies` away from the root, won (`mate_in`) or lost
+/// (`mated_in`). A mate longer than `MAX_MATE_PLIES` has no score with its distance: it gets
+/// `MATE_BOUND` itself (mated: its negation), above every evaluation and below every mate whose
+/// distance is known, so it still orders right and prints as centipawns, not as a wrong mate.
+pub fn table_mate(plies: usize, won: bool) -> Value {
+    let v = if plies <= MAX_MATE_PLIES {
+        mate_in(plies)
+    } else {
+        MATE_BOUND
+    };
+    if won {
+        v
+    } else {
+        -v
+    }
 }
 
 #[inline(always)]
@@ -57,5 +84,44 @@ pub fn mate_moves(v: Value) -> i32 {
         (MATE - v + 1) / 2
     } else {
         -(MATE + v) / 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longest_table_mates_at_the_deepest_ply_are_mate_scores() {
+        // Mated in 1,000 moves (2,000 plies) met at the last ply of the search: the longest
+        // mate the range must hold, both signs.
+        let plies = 2 * MAX_TABLE_MATE_MOVES + MAX_PLY;
+        let won = table_mate(plies, true);
+        let lost = table_mate(plies, false);
+        assert!(is_mate_score(won) && is_mate_score(lost));
+        assert_eq!(won, mate_in(plies));
+        assert_eq!(lost, mated_in(plies));
+        assert_eq!(mate_moves(won), (plies as i32 + 1) / 2);
+        assert_eq!(mate_moves(lost), -(plies as i32) / 2);
+        // Nothing at or inside the bound is a mate: evaluations and cursed-win scores stay there.
+        assert!(!is_mate_score(MATE_BOUND) && !is_mate_score(-MATE_BOUND));
+        // The transposition table keeps 16 bits of a score, after the ply adjustment.
+        for v in [won, lost, INFINITE, -INFINITE] {
+            for ply in [0, MAX_PLY] {
+                let stored = to_tt(v, ply);
+                assert_eq!(stored as i16 as Value, stored, "{v} at ply {ply}");
+                assert_eq!(from_tt(stored, ply), v);
+            }
+        }
+    }
+
+    #[test]
+    fn mates_beyond_the_range_are_known_wins_without_a_distance() {
+        let plies = MAX_MATE_PLIES + 1;
+        assert_eq!(table_mate(plies, true), MATE_BOUND);
+        assert_eq!(table_mate(plies, false), -MATE_BOUND);
+        // Still above (below) every evaluation, below (above) every mate with a distance.
+        assert!(table_mate(plies, true) < table_mate(MAX_MATE_PLIES, true));
+        assert!(table_mate(plies, false) > table_mate(MAX_MATE_PLIES, false));
     }
 }

@@ -1138,9 +1138,10 @@ mod tests {
         };
         assert_eq!(line(200), "info score mate 200");
         assert_eq!(line(-200), "info score mate -200");
-        assert_eq!(line(127), "info score mate 127");
-        assert_eq!(line(128), "info score mate 128");
-        assert_eq!(line(549), "info score mate 549");
+        for moves in [127, 128, 150, 500, 549, 1064] {
+            assert_eq!(line(moves), format!("info score mate {moves}"));
+            assert_eq!(line(-moves), format!("info score mate -{moves}"));
+        }
     }
 
     #[test]
