@@ -171,3 +171,70 @@ fn dtz50_solver_agrees_with_dtz_where_the_rule_cannot_bite() {
         }
     }
 }
+
+/// The verifier is only worth its zero if it can see one wrong entry: a single DTM, DTZ or
+/// DTZ50 value of a correct KRK table is made one unit deeper, the file rewritten (with a valid
+/// checksum) and the verifier must report exactly that disagreement, or more (its neighbours
+/// may disagree too), never zero.
+#[test]
+fn verifier_sees_one_wrong_entry() {
+    use fortress::egtb::file::{write_table, TableSpec, TbValue};
+    use fortress::egtb::generate::verify_endgame;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let opts = GenOptions {
+        dir: dir.path().to_path_buf(),
+        force: false,
+        progress: false,
+        verify: true,
+        full_dtz50: false,
+    };
+    let krk = Material::parse("KRK").unwrap();
+    gentb(&[krk], &opts, &mut |_| {}).expect("generation");
+    assert_eq!(verify_endgame(dir.path(), &krk).unwrap().disagreements, 0);
+    for metric in Metric::ALL {
+        let t = EndgameTables::open(dir.path(), &krk).unwrap();
+        let halves: Vec<(Half, Vec<TbValue>)> = t
+            .index()
+            .stored_halves()
+            .iter()
+            .map(|&h| {
+                let n = t.index().size(h);
+                (h, (0..n).map(|i| t.value(metric, h, i).unwrap()).collect())
+            })
+            .collect();
+        let original = halves.clone();
+        let mut halves = halves;
+        // The first win of the Wtm half, one deeper.
+        let (_, wtm) = &mut halves[0];
+        let i = wtm
+            .iter()
+            .position(|v| matches!(v.outcome(), Outcome::Win(n) if n > 2))
+            .expect("KRK has wins");
+        let Outcome::Win(n) = wtm[i].outcome() else {
+            unreachable!()
+        };
+        wtm[i] = TbValue::win(n + 1).unwrap();
+        drop(t);
+        let write = |h: &[(Half, Vec<TbValue>)]| {
+            let refs: Vec<(Half, &[TbValue])> = h.iter().map(|(h, v)| (*h, &v[..])).collect();
+            write_table(
+                dir.path(),
+                &TableSpec {
+                    material: krk,
+                    metric,
+                    halves: &refs,
+                },
+            )
+            .expect("write");
+        };
+        write(&halves);
+        let r = verify_endgame(dir.path(), &krk).unwrap();
+        assert!(
+            r.disagreements >= 1,
+            "{}: a wrong entry went unseen",
+            metric.name()
+        );
+        write(&original);
+        assert_eq!(verify_endgame(dir.path(), &krk).unwrap().disagreements, 0);
+    }
+}

@@ -5,7 +5,7 @@
 //! stalemates checked directly, implies the tables are right (induction on depth).
 
 use super::solve::{backed, dtm_plies, preference, wdl_of, zeroing, RULE50_PLIES};
-use crate::chess::{legal_moves, Color, MoveKind, Piece, PieceType, Position};
+use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Position, Square};
 use crate::egtb::file::{Metric, TbValue};
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
@@ -53,27 +53,17 @@ pub fn verify(table: &EndgameTables, subs: &[EndgameTables]) -> VerifyReport {
             let mut pos = Position::startpos();
             let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                let stored = [
-                    table
-                        .value(Metric::Dtm, half, idx)
-                        .unwrap_or(TbValue::BROKEN),
-                    table
-                        .value(Metric::Dtz, half, idx)
-                        .unwrap_or(TbValue::BROKEN),
-                    table
-                        .value(Metric::Dtz50, half, idx)
-                        .unwrap_or(TbValue::BROKEN),
-                ];
+                let stored = plies(table, half, idx);
                 let Some(tb) = index.decode(half, idx) else {
                     n_broken += 1;
-                    if stored.iter().any(|v| *v != TbValue::BROKEN) {
+                    if stored.iter().any(|&v| v != super::solve::CODE_NONE) {
                         n_bad += 1;
                     }
                     continue;
                 };
                 n_checked += 1;
                 let computed = minimax(table, subs, &mut pos, &tb);
-                let stored_plies = plies(table, half, idx);
+                let stored_plies = stored;
                 for m in 0..3 {
                     if computed[m] != stored_plies[m] {
                         n_bad += 1;
@@ -122,15 +112,40 @@ fn set_position(pos: &mut Position, tb: &TbPosition) {
     pos.refresh_checkers();
 }
 
-fn tb_of(pos: &Position) -> TbPosition {
-    let mut tb = TbPosition::empty(pos.side_to_move());
-    for color in Color::BOTH {
-        for kind in PieceType::ALL {
-            tb.pieces[color.index()][kind.index()] = pos.pieces(color, kind);
-        }
+/// The position after `m`, a legal move of `pos` (whose men are those of `tb`), and whether it
+/// zeroes the 50-move counter. Built from the move's squares rather than by make/unmake:
+/// which moves are legal is the chess core's answer, what they do to the men is plain.
+#[inline]
+fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, bool) {
+    let us = tb.stm;
+    let (ui, ti) = (us.index(), (!us).index());
+    let (from, to) = (m.from(), m.to());
+    let mover = pos.piece_at(from).expect("a legal move has a mover").kind;
+    let mut s = *tb;
+    s.stm = !us;
+    s.ep = None;
+    let mut zeroing = mover == PieceType::Pawn;
+    if let Some(victim) = pos.piece_at(to) {
+        s.pieces[ti][victim.kind.index()].clear(to);
+        zeroing = true;
     }
-    tb.ep = pos.ep_square();
-    tb
+    s.pieces[ui][mover.index()].clear(from);
+    let lands = match m.kind() {
+        MoveKind::Promotion(kind) => kind,
+        _ => mover,
+    };
+    s.pieces[ui][lands.index()].set(to);
+    match m.kind() {
+        MoveKind::EnPassant => {
+            let victim = Square::new(to.file(), from.rank());
+            s.pieces[ti][PieceType::Pawn.index()].clear(victim);
+        }
+        MoveKind::DoublePush => {
+            s.ep = Some(Square::new(from.file(), (from.rank() + to.rank()) / 2))
+        }
+        _ => {}
+    }
+    (s, zeroing)
 }
 
 /// DTM, DTZ, DTZ50 in plies codes from the successors' stored values.
@@ -153,17 +168,19 @@ fn minimax(
     let own = table.material();
     let mut best = [super::solve::CODE_NONE; 3];
     for m in moves.iter() {
-        let zeroing_move = m.kind() == MoveKind::EnPassant
-            || pos.piece_at(m.to()).is_some()
-            || pos.piece_at(m.from()).map(|p| p.kind) == Some(PieceType::Pawn);
-        pos.make_move(m);
-        let succ = tb_of(pos);
-        pos.unmake_move();
-        let material = succ.material();
-        let values = if material.men() == 2 {
+        let (succ, zeroing_move) = successor(pos, tb, m);
+        // Only captures and promotions change the material: the rest stay in this table.
+        let converts =
+            m.is_promotion() || m.kind() == MoveKind::EnPassant || pos.piece_at(m.to()).is_some();
+        let values = if !converts {
+            match table.entry(&succ) {
+                Some((h, i)) => plies(table, h, i),
+                None => return [super::solve::CODE_NONE; 3],
+            }
+        } else if succ.material().men() == 2 {
             [super::solve::CODE_DRAW; 3]
         } else {
-            let canon = material.canonical().0;
+            let canon = succ.material().canonical().0;
             let t = if canon == own {
                 table
             } else {
