@@ -7,9 +7,10 @@
 //! Per side to move: White's king normalised into the triangle a1-d1-d4 (pawnless: the eight
 //! symmetries; when it stands on the diagonal, the smaller of the two numbers a position and
 //! its reflection get) or onto files a-d (with pawns: mirror a<->h), then Black's king (64),
-//! then each group of like men (colour, type) with its squares in ascending order (64 each,
-//! pawns 48). So every position has exactly one entry; entries that are not normal forms
-//! (unsorted like men, shared squares, the larger twin, ...) are broken. Positions with an
+//! then each group of like men (colour, type) as the colex rank of its set of squares (C(64, k)
+//! ranks, pawns C(48, k)), so like men take no duplicate entries. So every position has exactly
+//! one entry; entries that are not normal forms (shared squares, the larger twin, ...) are
+//! broken. Positions with an
 //! en-passant capture available keep the Nalimov e.p. zone's numbering, after the plain part.
 
 use crate::chess::attacks::pawn_attacks;
@@ -28,12 +29,82 @@ const TRIANGLE_NUMBER: [u8; 64] = {
     n
 };
 
+/// Binomial coefficients C(n, k) for n <= 64, k <= 4 (a group has at most four like men).
+const BINOM: [[u64; 5]; 65] = {
+    let mut b = [[0u64; 5]; 65];
+    let mut n = 0;
+    while n <= 64 {
+        b[n][0] = 1;
+        let mut k = 1;
+        while k <= 4 {
+            b[n][k] = if n == 0 {
+                0
+            } else {
+                b[n - 1][k - 1] + b[n - 1][k]
+            };
+            k += 1;
+        }
+        n += 1;
+    }
+    b
+};
+
 /// One group of like men.
-#[derive(Copy, Clone, Debug)]
+#[derive(Clone, Debug)]
 struct Group {
     color: Color,
     kind: PieceType,
     count: u8,
+    /// Number of ranks: C(64, count), pawns C(48, count).
+    radix: u64,
+    /// For two or more men: each rank's digits (squares less the pawn offset), ascending.
+    sets: Vec<[u8; 4]>,
+}
+
+impl Group {
+    fn new(color: Color, kind: PieceType, count: u8) -> Group {
+        let n = if kind == PieceType::Pawn { 48 } else { 64 };
+        let k = count as usize;
+        let radix = BINOM[n][k];
+        let mut sets = Vec::new();
+        if k >= 2 {
+            sets = vec![[0u8; 4]; radix as usize];
+            // Every ascending k-tuple, stored at its colex rank.
+            let mut d = [0u8; 4];
+            for (i, x) in d.iter_mut().enumerate().take(k) {
+                *x = i as u8;
+            }
+            loop {
+                let rank: u64 = (0..k).map(|i| BINOM[d[i] as usize][i + 1]).sum();
+                sets[rank as usize] = d;
+                // Next tuple in colex order: raise the lowest digit that can rise.
+                let mut i = 0;
+                while i < k
+                    && (if i + 1 < k {
+                        d[i] + 1 == d[i + 1]
+                    } else {
+                        d[i] as usize + 1 == n
+                    })
+                {
+                    i += 1;
+                }
+                if i == k {
+                    break;
+                }
+                d[i] += 1;
+                for (j, x) in d.iter_mut().enumerate().take(i) {
+                    *x = j as u8;
+                }
+            }
+        }
+        Group {
+            color,
+            kind,
+            count,
+            radix,
+            sets,
+        }
+    }
 }
 
 pub struct Layout<'a> {
@@ -64,9 +135,9 @@ impl<'a> Layout<'a> {
             ] {
                 let count = m.count(color, kind);
                 if count > 0 {
-                    groups.push(Group { color, kind, count });
-                    let r = if kind == PieceType::Pawn { 48u64 } else { 64 };
-                    plain *= r.pow(count as u32);
+                    let g = Group::new(color, kind, count);
+                    plain *= g.radix;
+                    groups.push(g);
                 }
             }
         }
@@ -152,17 +223,13 @@ impl<'a> Layout<'a> {
         idx = idx * 64 + bk;
         for g in &self.groups {
             let mut b = tr(pos.pieces[g.color.index()][g.kind.index()]);
-            if g.kind == PieceType::Pawn {
-                for _ in 0..g.count {
-                    idx = idx * 48 + (b.trailing_zeros() as u64 - 8);
-                    b &= b - 1;
-                }
-            } else {
-                for _ in 0..g.count {
-                    idx = idx * 64 + b.trailing_zeros() as u64;
-                    b &= b - 1;
-                }
+            let offset = if g.kind == PieceType::Pawn { 8 } else { 0 };
+            let mut rank = 0;
+            for k in 1..=g.count as usize {
+                rank += BINOM[b.trailing_zeros() as usize - offset][k];
+                b &= b - 1;
             }
+            idx = idx * g.radix + rank;
         }
         idx
     }
@@ -208,27 +275,19 @@ impl<'a> Layout<'a> {
         let mut x = idx;
         let mut occ = 0u64;
         for g in self.groups.iter().rev() {
-            let pawn = g.kind == PieceType::Pawn;
-            let mut prev = 64u64;
-            let mut bits = 0u64;
-            for _ in 0..g.count {
-                let sq = if pawn {
-                    let d = x % 48;
-                    x /= 48;
-                    d + 8
-                } else {
-                    let d = x % 64;
-                    x /= 64;
-                    d
-                };
-                // Digits were written ascending, so read back they must descend.
-                if CHECK && (sq >= prev || occ >> sq & 1 != 0) {
-                    return None;
-                }
-                prev = sq;
-                bits |= 1 << sq;
-                occ |= 1 << sq;
+            let offset = if g.kind == PieceType::Pawn { 8 } else { 0 };
+            let rank = x % g.radix;
+            x /= g.radix;
+            let bits = if g.count == 1 {
+                1u64 << (rank + offset)
+            } else {
+                let d = &g.sets[rank as usize];
+                (0..g.count as usize).fold(0, |b, i| b | 1u64 << (d[i] as u64 + offset))
+            };
+            if CHECK && occ & bits != 0 {
+                return None;
             }
+            occ |= bits;
             pos.pieces[g.color.index()][g.kind.index()] = Bitboard(bits);
         }
         let bk = x % 64;
@@ -327,7 +386,7 @@ mod tests {
 
     #[test]
     fn layout_round_trips() {
-        for name in ["KQK", "KPK", "KBBK", "KPKP", "KQKQ"] {
+        for name in ["KQK", "KPK", "KBBK", "KPKP", "KQKQ", "KPPK", "KNNK"] {
             round_trip(name);
         }
     }
