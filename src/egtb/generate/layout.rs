@@ -224,11 +224,13 @@ impl<'a> Layout<'a> {
         for g in &self.groups {
             let mut b = tr(pos.pieces[g.color.index()][g.kind.index()]);
             let offset = if g.kind == PieceType::Pawn { 8 } else { 0 };
-            let mut rank = 0;
-            for k in 1..=g.count as usize {
-                rank += BINOM[b.trailing_zeros() as usize - offset][k];
-                b &= b - 1;
-            }
+            let rank: u64 = (1..=g.count as usize)
+                .map(|k| {
+                    let d = b.trailing_zeros() as usize - offset;
+                    b &= b - 1;
+                    BINOM[d][k]
+                })
+                .sum();
             idx = idx * g.radix + rank;
         }
         idx
