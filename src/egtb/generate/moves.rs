@@ -196,13 +196,17 @@ pub fn in_check(pos: &TbPosition) -> bool {
     pos.attacked_by(pos.king(pos.stm), !pos.stm)
 }
 
-/// Calls `f(predecessor)` for every position from which the side that just moved (the side not
+/// Calls `f(predecessor, kind of the man that moved)` for every position from which the side that just moved (the side not
 /// to move in `pos`) reached `pos` by a move that stays in this endgame: no un-captures, no
 /// un-promotions. With `pawn_moves` false, pawn moves are left out (for DTZ, where they are
 /// zeroing moves whose value does not come from `pos`). Predecessors in which the side to move
 /// could have captured en passant are emitted too: they are distinct entries of the index.
 #[inline]
-pub fn for_each_unmove(pos: &TbPosition, pawn_moves: bool, mut f: impl FnMut(&TbPosition)) {
+pub fn for_each_unmove(
+    pos: &TbPosition,
+    pawn_moves: bool,
+    mut f: impl FnMut(&TbPosition, PieceType),
+) {
     let s = pos.stm; // the side to move now
     let m = !s; // the side that just moved
     let (mi, si) = (m.index(), s.index());
@@ -211,13 +215,13 @@ pub fn for_each_unmove(pos: &TbPosition, pawn_moves: bool, mut f: impl FnMut(&Tb
     let fwd = forward(m);
     // Emit a predecessor (m to move) unless the side then not to move (s) is in check, plus its
     // variants where s had just double-stepped next to a pawn of m.
-    let mut emit = |pred: &mut TbPosition| {
+    let mut emit = |pred: &mut TbPosition, kind: PieceType| {
         pred.stm = m;
         pred.ep = None;
         if pred.attacked_by(pred.king(s), m) {
             return;
         }
-        f(pred);
+        f(pred, kind);
         let s_pawns = pred.pieces[si][p];
         if s_pawns.is_empty() || pred.pieces[mi][p].is_empty() {
             return;
@@ -238,7 +242,7 @@ pub fn for_each_unmove(pos: &TbPosition, pawn_moves: bool, mut f: impl FnMut(&Tb
             }
             let mut q = *pred;
             q.ep = Some(crossed);
-            f(&q);
+            f(&q, kind);
         }
     };
     if let Some(ep) = pos.ep {
@@ -249,7 +253,7 @@ pub fn for_each_unmove(pos: &TbPosition, pawn_moves: bool, mut f: impl FnMut(&Tb
             if pos.pieces[mi][p].contains(dest) && !occ.contains(origin) && !occ.contains(ep) {
                 let mut q = *pos;
                 q.pieces[mi][p].0 ^= (1u64 << dest.0) | (1u64 << origin.0);
-                emit(&mut q);
+                emit(&mut q, PieceType::Pawn);
             }
         }
         return;
@@ -265,7 +269,7 @@ pub fn for_each_unmove(pos: &TbPosition, pawn_moves: bool, mut f: impl FnMut(&Tb
             for from in froms {
                 let mut q = *pos;
                 q.pieces[mi][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
-                emit(&mut q);
+                emit(&mut q, kind);
             }
         }
     }
@@ -283,7 +287,7 @@ pub fn for_each_unmove(pos: &TbPosition, pawn_moves: bool, mut f: impl FnMut(&Tb
         }
         let mut q = *pos;
         q.pieces[mi][p].0 ^= (1u64 << from.0) | (1u64 << to.0);
-        emit(&mut q);
+        emit(&mut q, PieceType::Pawn);
         if r == 3 {
             let origin = from.offset(-fwd);
             // After a double step next to a pawn of s, `pos` would carry an e.p. square.
@@ -291,7 +295,7 @@ pub fn for_each_unmove(pos: &TbPosition, pawn_moves: bool, mut f: impl FnMut(&Tb
             if !occ.contains(origin) && capturers.is_empty() {
                 let mut q = *pos;
                 q.pieces[mi][p].0 ^= (1u64 << origin.0) | (1u64 << to.0);
-                emit(&mut q);
+                emit(&mut q, PieceType::Pawn);
             }
         }
     }

@@ -331,14 +331,14 @@ impl<'a> Solver<'a> {
         work[half as usize].as_deref().expect("stored half")
     }
 
-    /// Calls `f` with the entry of every predecessor of `pos`.
+    /// Calls `f` with the entry of every predecessor of `pos`, the valid entry `idx`.
     #[inline]
-    fn for_each_pred(&self, pos: &TbPosition, mut f: impl FnMut(Half, u64)) {
+    fn for_each_pred(&self, idx: u64, pos: &TbPosition, mut f: impl FnMut(Half, u64)) {
         let pawn_moves = self.metric == Metric::Dtm;
-        for_each_unmove(pos, pawn_moves, |pred| {
+        for_each_unmove(pos, pawn_moves, |pred, kind| {
             let (h, i) = self
                 .layout
-                .encode(pred)
+                .encode_unmove(idx, pos, pred, kind)
                 .expect("legal predecessor has an entry");
             f(h, i);
         })
@@ -485,7 +485,7 @@ impl<'a> Solver<'a> {
                             let code = vals[idx as usize].load(Relaxed) & !RESOLVED;
                             let pos = self.layout.decode_valid(h, idx);
                             let lost = is_loss(code);
-                            self.for_each_pred(&pos, |ph, pi| {
+                            self.for_each_pred(idx, &pos, |ph, pi| {
                                 let pv = Self::slot(&work, ph);
                                 let mark = next[ph as usize].as_ref().expect("stored half");
                                 if lost {
