@@ -252,7 +252,7 @@ impl<'a> Layout<'a> {
         let m = pred.stm;
         let wk = pos.king(Color::White).0;
         // On the long diagonal the normal form depends on every man (the smaller twin).
-        let diagonal = !self.pawns && wk % 9 == 0;
+        let diagonal = !self.pawns && wk.is_multiple_of(9);
         if idx >= self.plain
             || pred.ep.is_some()
             || diagonal
