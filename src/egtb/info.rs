@@ -15,6 +15,10 @@ pub struct HalfStats {
     pub draws: u64,
     pub losses: u64,
     pub broken: u64,
+    /// Wins and losses that hold under the 50-move rule (from the DTZ50 file; the rest of
+    /// `wins` and `losses` are draws under the rule).
+    pub wins50: u64,
+    pub losses50: u64,
     /// Deepest win and loss per metric (index `Metric as usize - 1`), in the files' units: DTM
     /// in the winner's moves, DTZ and DTZ50 in plies. None if the metric's file is absent or the
     /// half has no such outcome.
@@ -95,12 +99,14 @@ pub fn tbinfo(endgame: &str, dir: &Path) -> Result<Report, MaterialError> {
                 match v.outcome() {
                     Outcome::Win(n) => {
                         st.max_win[m] = Some(st.max_win[m].map_or(n, |x| x.max(n)));
+                        st.wins50 += u64::from(metric == Metric::Dtz50);
                         if count_outcomes {
                             st.wins += 1;
                         }
                     }
                     Outcome::Loss(n) => {
                         st.max_loss[m] = Some(st.max_loss[m].map_or(n, |x| x.max(n)));
+                        st.losses50 += u64::from(metric == Metric::Dtz50);
                         if count_outcomes {
                             st.losses += 1;
                         }
@@ -211,12 +217,14 @@ pub fn to_json(r: &Report) -> String {
                 }
                 let _ = write!(
                     o,
-                    "\"{}\": {{\"wins\": {}, \"draws\": {}, \"losses\": {}, \"broken\": {}, \"max_dtm_win\": {}, \"max_dtm_loss\": {}, \"max_dtz_win\": {}, \"max_dtz_loss\": {}, \"max_dtz50_win\": {}, \"max_dtz50_loss\": {}}}",
+                    "\"{}\": {{\"wins\": {}, \"draws\": {}, \"losses\": {}, \"broken\": {}, \"wins50\": {}, \"losses50\": {}, \"max_dtm_win\": {}, \"max_dtm_loss\": {}, \"max_dtz_win\": {}, \"max_dtz_loss\": {}, \"max_dtz50_win\": {}, \"max_dtz50_loss\": {}}}",
                     h.name(),
                     st.wins,
                     st.draws,
                     st.losses,
                     st.broken,
+                    st.wins50,
+                    st.losses50,
                     opt(st.max_win[0]),
                     opt(st.max_loss[0]),
                     opt(st.max_win[1]),
@@ -284,12 +292,14 @@ pub fn to_text(r: &Report) -> String {
             let d = |v: Option<u16>| v.map_or("-".to_string(), |n| n.to_string());
             let _ = writeln!(
                 o,
-                "  {}: wins {} draws {} losses {} broken {}; deepest win/loss: DTM {}/{} moves, DTZ {}/{} plies, DTZ50 {}/{} plies",
+                "  {}: wins {} draws {} losses {} broken {}; under the 50-move rule wins {} losses {}; deepest win/loss: DTM {}/{} moves, DTZ {}/{} plies, DTZ50 {}/{} plies",
                 h.name(),
                 st.wins,
                 st.draws,
                 st.losses,
                 st.broken,
+                st.wins50,
+                st.losses50,
                 d(st.max_win[0]),
                 d(st.max_loss[0]),
                 d(st.max_win[1]),

@@ -144,6 +144,15 @@ impl TableSummary {
                 );
             }
         }
+        let spoiled: u64 = self
+            .halves
+            .iter()
+            .flatten()
+            .map(|h| h.dtz50_draws_of_wins)
+            .sum();
+        if spoiled > 0 {
+            s += &format!(" | {spoiled} wins drawn by the 50-move rule");
+        }
         s += &format!(
             " | dtz50 {}",
             match self.dtz50_rounds {
