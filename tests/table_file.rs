@@ -217,7 +217,7 @@ fn tbinfo_reports_sizes_and_file_statistics() {
                 .unwrap()
         };
         let want = format!(
-            "\"{}\": {{\"wins\": {}, \"draws\": {}, \"losses\": {}, \"broken\": {}, \"max_dtm_win\": {}, \"max_dtm_loss\": {}, \"max_dtz_win\": {}, \"max_dtz_loss\": {}, \"max_dtz50_win\": null, \"max_dtz50_loss\": null}}",
+            "\"{}\": {{\"wins\": {}, \"draws\": {}, \"losses\": {}, \"broken\": {}, \"wins50\": null, \"losses50\": null, \"max_dtm_win\": {}, \"max_dtm_loss\": {}, \"max_dtz_win\": {}, \"max_dtz_loss\": {}, \"max_dtz50_win\": null, \"max_dtz50_loss\": null}}",
             half.name(),
             count(|o| matches!(o, Outcome::Win(_))),
             count(|o| matches!(o, Outcome::Draw)),

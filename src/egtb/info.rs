@@ -17,8 +17,9 @@ pub struct HalfStats {
     pub broken: u64,
     /// Wins and losses that hold under the 50-move rule (from the DTZ50 file; the rest of
     /// `wins` and `losses` are draws under the rule).
-    pub wins50: u64,
-    pub losses50: u64,
+    /// None without a DTZ50 file.
+    pub wins50: Option<u64>,
+    pub losses50: Option<u64>,
     /// Deepest win and loss per metric (index `Metric as usize - 1`), in the files' units: DTM
     /// in the winner's moves, DTZ and DTZ50 in plies. None if the metric's file is absent or the
     /// half has no such outcome.
@@ -94,19 +95,27 @@ pub fn tbinfo(endgame: &str, dir: &Path) -> Result<Report, MaterialError> {
                 .all(|h| h.wins + h.draws + h.losses + h.broken == 0);
         for &h in index.stored_halves() {
             let st = &mut s[h as usize];
+            if metric == Metric::Dtz50 {
+                st.wins50 = Some(0);
+                st.losses50 = Some(0);
+            }
             for i in 0..index.size(h) {
                 let v = table.value(h, i).expect("entry within the checked range");
                 match v.outcome() {
                     Outcome::Win(n) => {
                         st.max_win[m] = Some(st.max_win[m].map_or(n, |x| x.max(n)));
-                        st.wins50 += u64::from(metric == Metric::Dtz50);
+                        if metric == Metric::Dtz50 {
+                            *st.wins50.get_or_insert(0) += 1;
+                        }
                         if count_outcomes {
                             st.wins += 1;
                         }
                     }
                     Outcome::Loss(n) => {
                         st.max_loss[m] = Some(st.max_loss[m].map_or(n, |x| x.max(n)));
-                        st.losses50 += u64::from(metric == Metric::Dtz50);
+                        if metric == Metric::Dtz50 {
+                            *st.losses50.get_or_insert(0) += 1;
+                        }
                         if count_outcomes {
                             st.losses += 1;
                         }
@@ -138,7 +147,7 @@ pub fn tbinfo(endgame: &str, dir: &Path) -> Result<Report, MaterialError> {
     })
 }
 
-fn opt(v: Option<u16>) -> String {
+fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or("null".to_string(), |n| n.to_string())
 }
 
@@ -223,8 +232,8 @@ pub fn to_json(r: &Report) -> String {
                     st.draws,
                     st.losses,
                     st.broken,
-                    st.wins50,
-                    st.losses50,
+                    opt(st.wins50),
+                    opt(st.losses50),
                     opt(st.max_win[0]),
                     opt(st.max_loss[0]),
                     opt(st.max_win[1]),
@@ -290,6 +299,7 @@ pub fn to_text(r: &Report) -> String {
         for h in Half::BOTH {
             let st = &s[h as usize];
             let d = |v: Option<u16>| v.map_or("-".to_string(), |n| n.to_string());
+            let d50 = |v: Option<u64>| v.map_or("-".to_string(), |n| n.to_string());
             let _ = writeln!(
                 o,
                 "  {}: wins {} draws {} losses {} broken {}; under the 50-move rule wins {} losses {}; deepest win/loss: DTM {}/{} moves, DTZ {}/{} plies, DTZ50 {}/{} plies",
@@ -298,8 +308,8 @@ pub fn to_text(r: &Report) -> String {
                 st.draws,
                 st.losses,
                 st.broken,
-                st.wins50,
-                st.losses50,
+                d50(st.wins50),
+                d50(st.losses50),
                 d(st.max_win[0]),
                 d(st.max_loss[0]),
                 d(st.max_win[1]),
