@@ -81,16 +81,21 @@ fn check_metric_relations(t: &EndgameTables) -> (u64, u64) {
     (checked, bad)
 }
 
-#[test]
-fn all_three_and_four_man_tables() {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let opts = GenOptions {
-        dir: dir.path().to_path_buf(),
+/// Build into `dir`, verify, no progress bar; `full_dtz50` forces the rule's own solve.
+fn options(dir: &std::path::Path, full_dtz50: bool) -> GenOptions {
+    GenOptions {
+        dir: dir.to_path_buf(),
         force: false,
         progress: false,
         verify: true,
-        full_dtz50: false,
-    };
+        full_dtz50,
+    }
+}
+
+#[test]
+fn all_three_and_four_man_tables() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let opts = options(dir.path(), false);
     let targets: Vec<Material> = Material::all_up_to(4)
         .into_iter()
         .filter(|m| m.men() > 2)
@@ -139,13 +144,7 @@ fn all_three_and_four_man_tables() {
 #[test]
 fn dtz50_solver_agrees_with_dtz_where_the_rule_cannot_bite() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let opts = GenOptions {
-        dir: dir.path().to_path_buf(),
-        force: false,
-        progress: false,
-        verify: true,
-        full_dtz50: true,
-    };
+    let opts = options(dir.path(), true);
     // KPK keeps this quick (pawn moves, promotions). Run once on KPKP and KRKP (with their 18
     // sub-endgames, e.p. included) it gave the same agreement.
     let targets: Vec<Material> = ["KPK"]
@@ -181,13 +180,7 @@ fn verifier_sees_one_wrong_entry() {
     use fortress::egtb::file::{write_table, TableSpec, TbValue};
     use fortress::egtb::generate::verify_endgame;
     let dir = tempfile::tempdir().expect("temporary directory");
-    let opts = GenOptions {
-        dir: dir.path().to_path_buf(),
-        force: false,
-        progress: false,
-        verify: true,
-        full_dtz50: false,
-    };
+    let opts = options(dir.path(), false);
     let krk = Material::parse("KRK").unwrap();
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
     assert_eq!(verify_endgame(dir.path(), &krk).unwrap().disagreements, 0);
