@@ -54,21 +54,13 @@ fn table_built_in_background_during_a_game_then_probed() {
     three_man(dir.path());
 
     // Speed with no generation running.
-    let mut e = Engine::start();
-    e.send(&format!(
-        "setoption name NalimovPath value {}",
-        dir.path().display()
-    ));
+    let mut e = Engine::with_tables(dir.path());
     e.send("setoption name GenerateMissingTables value false");
     e.ready();
     let (_, quiet) = e.go(MIDDLEGAME, "go movetime 2000");
     e.quit();
 
-    let mut e = Engine::start();
-    e.send(&format!(
-        "setoption name NalimovPath value {}",
-        dir.path().display()
-    ));
+    let mut e = Engine::with_tables(dir.path());
     e.send("setoption name GenerateMaxMen value 4");
     e.ready();
     // The game reaches KRNK with no table: the search asks for it.
@@ -130,11 +122,7 @@ fn table_built_in_background_during_a_game_then_probed() {
 fn quitting_mid_generation_leaves_no_table_and_damage_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     three_man(dir.path());
-    let mut e = Engine::start();
-    e.send(&format!(
-        "setoption name NalimovPath value {}",
-        dir.path().display()
-    ));
+    let mut e = Engine::with_tables(dir.path());
     e.ready();
     let (_, lines) = e.go(
         "position fen 8/8/8/8/3k4/8/1K6/R1B5 w - - 0 1",

@@ -15,6 +15,16 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// The engine with `NalimovPath` set to `dir`.
+    pub fn with_tables(dir: &std::path::Path) -> Engine {
+        let mut e = Engine::start();
+        e.send(&format!(
+            "setoption name NalimovPath value {}",
+            dir.display()
+        ));
+        e
+    }
+
     pub fn start() -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
             .stdin(Stdio::piped())
