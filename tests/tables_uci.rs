@@ -85,7 +85,7 @@ fn table_built_in_background_during_a_game_then_probed() {
     // Wait for the worker (the GUI keeps sending isready between moves).
     let start = Instant::now();
     let mut ready = busy.iter().any(|l| l.contains("table KRNK ready"));
-    while !ready && start.elapsed() < Duration::from_secs(300) {
+    while !ready && start.elapsed() < Duration::from_secs(600) {
         std::thread::sleep(Duration::from_millis(500));
         ready = e.ready().iter().any(|l| l.contains("table KRNK ready"));
     }
@@ -281,9 +281,11 @@ fn table_root_go_depth_answers_promptly_at_the_depth_asked() {
         let start = Instant::now();
         e.send(&format!("position fen {KRK_WTM}"));
         e.send(&format!("go depth {depth}"));
-        let (best, lines) = e.bestmove(Duration::from_secs(5));
+        // A 40-ply search would run for hours; the table answers at once. The bound is loose
+        // because the tests share a loaded 2-core machine.
+        let (best, lines) = e.bestmove(Duration::from_secs(30));
         assert!(
-            start.elapsed() < Duration::from_secs(2),
+            start.elapsed() < Duration::from_secs(20),
             "{:?}",
             start.elapsed()
         );
@@ -311,7 +313,7 @@ fn table_root_waits_for_stop_and_ponderhit() {
     let seen = e.ready();
     assert!(!seen.iter().any(|l| l.starts_with("bestmove")), "{seen:?}");
     e.send("stop");
-    let (best, lines) = e.bestmove(Duration::from_secs(2));
+    let (best, lines) = e.bestmove(Duration::from_secs(20));
     assert_eq!(best, want[0].0);
     // The strategy's reply comes with it, so that the GUI can ponder on it.
     let words: Vec<&str> = lines.last().unwrap().split_whitespace().collect();
@@ -326,7 +328,7 @@ fn table_root_waits_for_stop_and_ponderhit() {
     e.send("go ponder wtime 1000 btime 1000");
     e.no_bestmove_for(Duration::from_millis(600));
     e.send("ponderhit");
-    let (best, _) = e.bestmove(Duration::from_secs(2));
+    let (best, _) = e.bestmove(Duration::from_secs(20));
     assert!(parse_uci_move(&pos, &best).is_some(), "{best}");
     e.quit();
 }
