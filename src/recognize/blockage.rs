@@ -78,6 +78,14 @@ struct Verdict {
     defender_king: u64,
 }
 
+impl Verdict {
+    /// No blockage whatever the kings do (a blockage always leaves the defending king a square).
+    #[inline(always)]
+    fn is_none(&self) -> bool {
+        self.defender_king == 0
+    }
+}
+
 /// Figure 8: depth-first search from `sq` towards the h-file, trying north, east, south in that
 /// order; on success the path's squares are added to `fence`.
 fn forms_fence(sq: u8, marked: u64, processed: &mut u64, fence: &mut u64) -> bool {
@@ -118,6 +126,27 @@ fn find_fence(marked: u64) -> u64 {
     0
 }
 
+/// Whether the Figure 8 search finds a fence, without running it: a path of marked squares
+/// stepping north, east or south from the a-file (ranks 2-7) to the h-file. The search is a
+/// depth-first search with a shared `processed` set, so it succeeds exactly when such a path
+/// exists; this flood fill answers the same at a fraction of the cost, and most structures have
+/// no fence.
+fn reaches_h_file(marked: u64) -> bool {
+    const STARTS: u64 = 0x0001_0101_0101_0100;
+    let mut reached = marked & STARTS;
+    loop {
+        let steps = (reached << 8) | (reached >> 8) | ((reached & !FILE_H) << 1);
+        let next = reached | (steps & marked);
+        if next & FILE_H != 0 {
+            return true;
+        }
+        if next == reached {
+            return false;
+        }
+        reached = next;
+    }
+}
+
 /// Squares strictly below and strictly above the fence, file by file.
 fn split_by_fence(fence: u64) -> (u64, u64) {
     let (mut below, mut above) = (0u64, 0u64);
@@ -146,6 +175,14 @@ fn fixed_pawns(own: u64, blockers: u64, enemy: u64) -> u64 {
     }
 }
 
+/// False when `analyse_up(own, enemy)` surely finds no fence: a fence crosses every file on
+/// marked squares, and the first round's marks (all enemy pawns standing) hold every later
+/// round's, so when they miss a file there is none.
+#[inline(always)]
+fn may_have_fence(own: u64, enemy: u64) -> bool {
+    spans_all_files(fixed_pawns(own, enemy, enemy) | down_attacks(enemy))
+}
+
 /// Sections 2-3 for an attacker whose pawns move north: the fence with the enemy pawns below it
 /// removed (repeated until none is left, note 4), then every dynamic pawn checked.
 fn analyse_up(own: u64, enemy: u64) -> (Verdict, Structure) {
@@ -159,7 +196,11 @@ fn analyse_up(own: u64, enemy: u64) -> (Verdict, Structure) {
         attacked = down_attacks(standing);
         fixed = fixed_pawns(own, standing, enemy);
         let marked = fixed | attacked;
-        fence = find_fence(marked);
+        fence = if reaches_h_file(marked) {
+            find_fence(marked)
+        } else {
+            0
+        };
         let structure = Structure {
             fixed: Bitboard(fixed),
             marked: Bitboard(marked),
@@ -293,6 +334,13 @@ fn analyse_up(own: u64, enemy: u64) -> (Verdict, Structure) {
 
 /// The pawn-only verdict for `attacker`, in real coordinates; Black's by mirroring.
 fn verdict(white_pawns: u64, black_pawns: u64, attacker: Color) -> Verdict {
+    let (own, enemy) = match attacker {
+        Color::White => (white_pawns, black_pawns),
+        Color::Black => (black_pawns.swap_bytes(), white_pawns.swap_bytes()),
+    };
+    if !may_have_fence(own, enemy) {
+        return Verdict::default();
+    }
     match attacker {
         Color::White => analyse_up(white_pawns, black_pawns).0,
         Color::Black => {
@@ -452,6 +500,10 @@ impl BlockageTable {
             return None;
         }
         let verdicts = self.verdicts(men);
+        // Most structures have a fence for neither side: then no king needs looking at.
+        if verdicts[0].is_none() && verdicts[1].is_none() {
+            return None;
+        }
         let stm = men.side_to_move;
         let us = kings_hold(&verdicts[stm.index()], men, stm);
         let them = kings_hold(&verdicts[(!stm).index()], men, !stm);
@@ -465,7 +517,7 @@ impl BlockageTable {
 
     /// The pawn-only verdicts for both attackers: from the slot, or computed and stored.
     #[inline(always)]
-    fn verdicts(&mut self, men: &Men) -> [Verdict; 2] {
+    fn verdicts(&mut self, men: &Men) -> &[Verdict; 2] {
         let wp = men.get(Color::White, PieceType::Pawn).0;
         let bp = men.get(Color::Black, PieceType::Pawn).0;
         let index = (wp.wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -484,7 +536,7 @@ impl BlockageTable {
                 verdicts: [verdict(wp, bp, Color::White), verdict(wp, bp, Color::Black)],
             };
         }
-        slot.verdicts
+        &slot.verdicts
     }
 
     pub fn stats(&self) -> ProbeStats {
@@ -549,6 +601,31 @@ mod tests {
             "a4", "b4", "c4", "c5", "c6", "c7", "d7", "e7", "f7", "g7", "h7",
         ]);
         assert_eq!(Bitboard(find_fence(plain.0)), plain);
+    }
+
+    #[test]
+    fn flood_fill_agrees_with_the_fence_search() {
+        // Random marks of several densities (the denser, the more fences), both answers compared.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut found = 0;
+        for i in 0..200_000 {
+            let marked = match i % 4 {
+                0 => next() | next(),
+                1 => next() | next() | next(),
+                2 => next() | (next() & next()),
+                _ => !(next() & next() & next()),
+            };
+            let fence = find_fence(marked);
+            assert_eq!(reaches_h_file(marked), fence != 0, "{marked:#018x}");
+            found += (fence != 0) as u32;
+        }
+        assert!(found > 20_000 && found < 180_000, "{found}");
     }
 
     #[test]

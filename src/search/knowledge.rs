@@ -142,7 +142,10 @@ impl Knowledge {
         } else {
             None
         };
-        let blockage = if self.use_blockage && men.is_pawn_ending() {
+        // Kings and pawns only: one compare of the position's own bitboards.
+        let pawn_ending =
+            pos.occupied() == pos.kind_bb(PieceType::Pawn) | pos.kind_bb(PieceType::King);
+        let blockage = if self.use_blockage && pawn_ending {
             self.blockage.bound(&men)
         } else {
             None
