@@ -15,7 +15,7 @@ use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::tables::EndgameTables;
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
-use solve::{wdl_of_work, Solver, SubTables, Wdl, Work};
+use solve::{wdl_of_work, Solver, Start, SubTables, Wdl, Work};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
@@ -270,6 +270,12 @@ fn progress_bar(opts: &GenOptions, total: u64) -> ProgressBar {
     bar
 }
 
+/// Sharing the DTM and DTZ init passes keeps DTZ's start (3 bytes an entry) beside DTM's
+/// arrays, so it is done only when 6 bytes an entry fit in this: KNNKP's 396 M entries do
+/// (peak about 8 bytes an entry while DTM is written), KQPKQ's 806 M would not stay within
+/// 4 GiB and keep two passes.
+const SHARED_INIT_BYTES: u64 = 5 << 29;
+
 /// Builds (and verifies, if asked) one endgame whose sub-endgames are present in `opts.dir`.
 pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSummary, GenError> {
     let m = material.canonical().0;
@@ -279,19 +285,20 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let layout = Layout::new(&index);
     let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
     let bar = progress_bar(opts, total);
-    let solve = |metric: Metric, pawn_wdl: Option<&Wdl>, round: u32| -> Work {
-        let label = if round > 1 {
-            format!("{m} {} round {round}", metric.name())
-        } else {
-            format!("{m} {}", metric.name())
+    let solve =
+        |metric: Metric, pawn_wdl: Option<&Wdl>, round: u32, start: Option<Start>| -> Work {
+            let label = if round > 1 {
+                format!("{m} {} round {round}", metric.name())
+            } else {
+                format!("{m} {}", metric.name())
+            };
+            bar.set_position(0);
+            let on_pass = |pass: u32, resolved: u64| {
+                bar.set_message(format!("{label} pass {pass}"));
+                bar.set_position(resolved);
+            };
+            Solver::new(&layout, &subs, metric, pawn_wdl).run(start, &on_pass)
         };
-        bar.set_position(0);
-        let on_pass = |pass: u32, resolved: u64| {
-            bar.set_message(format!("{label} pass {pass}"));
-            bar.set_position(resolved);
-        };
-        Solver::new(&layout, &subs, metric, pawn_wdl).run(&on_pass)
-    };
     let nalimov = |work: &Work| -> Work {
         let out = to_nalimov(&layout, work);
         bar.set_message(format!("{m} writing"));
@@ -300,14 +307,27 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
 
     // Each working array is dropped as soon as its Nalimov copy exists (shadowing would keep
     // it alive): peak memory is what limits the largest endgames.
-    let dtm_work = solve(Metric::Dtm, None, 1);
+    // DTM's and DTZ's init passes are one when both metrics' arrays fit beside each other
+    // (6 bytes an entry instead of 3); the largest endgames keep two passes and their memory.
+    let dtz_start = if total * 6 <= SHARED_INIT_BYTES {
+        let (dtm_start, dtz_start) = Solver::new(&layout, &subs, Metric::Dtm, None).init_dtm_dtz();
+        bar.set_message(format!("{m} init"));
+        Some((dtm_start, dtz_start))
+    } else {
+        None
+    };
+    let (dtm_start, dtz_start) = match dtz_start {
+        Some((a, b)) => (Some(a), Some(b)),
+        None => (None, None),
+    };
+    let dtm_work = solve(Metric::Dtm, None, 1, dtm_start);
     let wdl = wdl_of_work(&dtm_work);
     let dtm = nalimov(&dtm_work);
     drop(dtm_work);
     let mut halves = summarise_dtm(&index, &dtm);
     write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
 
-    let dtz_work = solve(Metric::Dtz, Some(&wdl), 1);
+    let dtz_work = solve(Metric::Dtz, Some(&wdl), 1, dtz_start);
     let dtz = nalimov(&dtz_work);
     drop(dtz_work);
     let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
@@ -333,7 +353,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         let mut pawn_wdl = wdl;
         let dtz50_work = loop {
             rounds += 1;
-            let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
+            let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds, None);
             if !m.has_pawns() {
                 break w;
             }

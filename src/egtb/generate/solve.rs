@@ -12,7 +12,7 @@
 //! (Diagram 1) is just a terminal option that the forward passes weigh with the others.
 
 use super::layout::Layout;
-use super::moves::{for_each_move, for_each_unmove, in_check, MoveClass, NONE};
+use super::moves::{for_each_move, for_each_pawn_push, for_each_unmove, in_check, MoveClass, NONE};
 use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::{Half, TbPosition};
@@ -245,6 +245,19 @@ impl SubTables {
 /// Working values of both halves (None for a half that is not stored).
 pub type Work = [Option<Vec<AtomicU16>>; 2];
 
+/// Un-move counters of both halves.
+type Counters = [Option<Vec<AtomicU8>>; 2];
+
+/// A metric's values and counters after its init pass, before the waves.
+pub struct Start {
+    work: Work,
+    counters: Counters,
+}
+
+/// An entry's DTZ options from pawn pushes are still to be added (set only by
+/// `Solver::init_dtm_dtz`, whose pass runs before the pushes' targets have values).
+const PUSHES_PENDING: u16 = 0x4000;
+
 /// Win/draw/loss (2/1/0, 3 broken) of every entry, per half.
 pub type Wdl = [Option<Vec<u8>>; 2];
 
@@ -373,18 +386,125 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Runs the whole solve; `on_pass(pass, resolved_so_far)` after the init and each pass.
-    pub fn run(&self, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
+    /// The init pass of this metric alone.
+    pub fn init(&self) -> Start {
+        let start = self.alloc();
+        for &h in &Half::BOTH {
+            let vals = Self::slot(&start.work, h);
+            let cnt = Self::counts(&start.counters, h);
+            self.for_each_entry(h, |idx, pos| {
+                let (code, inner) = match pos {
+                    None => (RESOLVED | CODE_NONE, 0),
+                    Some(pos) => self.init_entry(pos),
+                };
+                vals[idx as usize].store(code, Relaxed);
+                cnt[idx as usize].store(inner, Relaxed);
+            });
+        }
+        start
+    }
+
+    /// One init pass for DTM (this solver) and DTZ: a move's class and its sub-endgame value
+    /// serve both metrics, so the moves are generated once. DTZ's options from pawn pushes
+    /// need the table's own win/draw/loss, known only after the DTM solve: such entries are
+    /// marked `PUSHES_PENDING`, and the DTZ run settles them first.
+    pub fn init_dtm_dtz(&self) -> (Start, Start) {
+        debug_assert_eq!(self.metric, Metric::Dtm);
+        let (dtm, dtz) = (self.alloc(), self.alloc());
+        for &h in &Half::BOTH {
+            let (mv, mc) = (Self::slot(&dtm.work, h), Self::counts(&dtm.counters, h));
+            let (zv, zc) = (Self::slot(&dtz.work, h), Self::counts(&dtz.counters, h));
+            self.for_each_entry(h, |idx, pos| {
+                let ((m, mi), (z, zi)) = match pos {
+                    None => ((RESOLVED | CODE_NONE, 0), (RESOLVED | CODE_NONE, 0)),
+                    Some(pos) => self.init_entry_dtm_dtz(pos),
+                };
+                let i = idx as usize;
+                mv[i].store(m, Relaxed);
+                mc[i].store(mi, Relaxed);
+                zv[i].store(z, Relaxed);
+                zc[i].store(zi, Relaxed);
+            });
+        }
+        (dtm, dtz)
+    }
+
+    fn alloc(&self) -> Start {
+        let mut start = Start {
+            work: [None, None],
+            counters: [None, None],
+        };
+        for h in Half::BOTH {
+            let n = self.layout.size(h);
+            start.work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
+            start.counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
+        }
+        start
+    }
+
+    /// Calls `f(idx, position or None if broken)` for every entry of half `h`, in parallel.
+    fn for_each_entry(&self, h: Half, f: impl Fn(u64, Option<&TbPosition>) + Sync) {
+        let size = self.layout.size(h);
+        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                f(idx, self.layout.decode(h, idx).as_ref());
+            }
+        });
+    }
+
+    /// Adds the pawn-push options of the entries `init_dtm_dtz` left pending (DTZ and DTZ50:
+    /// a push zeroes, and is worth the win/draw/loss of the position it reaches).
+    fn settle_pushes(&self, start: &Start) {
+        let wdl = self.pawn_wdl.expect("pushes are settled for DTZ");
+        for &h in &Half::BOTH {
+            let vals = Self::slot(&start.work, h);
+            let cnt = Self::counts(&start.counters, h);
+            let size = self.layout.size(h);
+            (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                    let v = vals[idx as usize].load(Relaxed);
+                    if v & PUSHES_PENDING == 0 {
+                        continue;
+                    }
+                    let mut t = v & !PUSHES_PENDING;
+                    let pos = self.layout.decode_valid(h, idx);
+                    for_each_pawn_push(&pos, |succ| {
+                        let (sh, si) = self
+                            .layout
+                            .encode(succ)
+                            .expect("legal successor has an entry");
+                        let w = wdl[sh as usize].as_ref().expect("stored half")[si as usize];
+                        t = better(t, zeroing(w));
+                        true
+                    });
+                    if cnt[idx as usize].load(Relaxed) == 0 {
+                        t |= RESOLVED;
+                    }
+                    vals[idx as usize].store(t, Relaxed);
+                }
+            });
+        }
+    }
+
+    /// Runs the whole solve, from `start` (or this metric's own init pass);
+    /// `on_pass(pass, resolved_so_far)` after the init and each pass.
+    pub fn run(&self, start: Option<Start>, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
         let halves = &Half::BOTH;
-        let mut work: Work = [None, None];
-        let mut counters: [Option<Vec<AtomicU8>>; 2] = [None, None];
+        let start = match start {
+            Some(s) => {
+                if self.pawn_wdl.is_some() {
+                    self.settle_pushes(&s);
+                }
+                s
+            }
+            None => self.init(),
+        };
+        let Start { work, counters } = start;
         let mut marks: [Option<DepthMarks>; 2] = [None, None];
         let mut cur: [Option<Frontier>; 2] = [None, None];
         let mut next: [Option<Frontier>; 2] = [None, None];
         for &h in halves {
             let n = self.layout.size(h);
-            work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
-            counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
             marks[h as usize] = Some(DepthMarks::new(n));
             cur[h as usize] = Some(Frontier::new(n));
             next[h as usize] = Some(Frontier::new(n));
@@ -392,11 +512,12 @@ impl<'a> Solver<'a> {
         let marks_of = |h: Half| marks[h as usize].as_ref().expect("stored half");
         let resolved = AtomicU64::new(0);
         let max_t = AtomicU64::new(0);
-        // Init: terminal options, mates, stalemates, and for each entry the number of times
-        // un-moves will reach it (`init_entry`; Thompson 1996, Section 4, warns that this differs
-        // from its number of moves when positions are their own mirror images). Every position
-        // has exactly one entry in the layout, so the counter falls to zero exactly when every
-        // non-terminal move leads to a win.
+        // Seeds: waves must run at least as deep as any value the init knows; the pass before
+        // that depth picks the entry up (mates go straight to pass 0). (The un-move counters
+        // are the init's: Thompson 1996, Section 4, warns that they differ from a position's
+        // number of moves when positions are their own mirror images. Every position has
+        // exactly one entry in the layout, so a counter falls to zero exactly when every
+        // non-terminal move leads to a win.)
         for &h in halves {
             let size = self.layout.size(h);
             let vals = Self::slot(&work, h);
@@ -406,17 +527,10 @@ impl<'a> Solver<'a> {
                 let mut done = 0u64;
                 let mut mt = 0u64;
                 for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                    let Some(pos) = self.layout.decode(h, idx) else {
-                        vals[idx as usize].store(RESOLVED | CODE_NONE, Relaxed);
-                        done += 1;
-                        continue;
-                    };
-                    let (code, inner) = self.init_entry(&pos);
+                    let code = vals[idx as usize].load(Relaxed);
                     if code & RESOLVED != 0 {
                         done += 1;
                     }
-                    // Waves must run at least as deep as any value known now; the pass
-                    // before that depth picks the entry up (mates go straight to pass 0).
                     let c = code & !RESOLVED;
                     if c > CODE_DRAW {
                         mt = mt.max(depth(c) as u64);
@@ -426,8 +540,6 @@ impl<'a> Solver<'a> {
                             marks.set(idx, depth(c));
                         }
                     }
-                    vals[idx as usize].store(code, Relaxed);
-                    Self::counts(&counters, h)[idx as usize].store(inner, Relaxed);
                 }
                 resolved.fetch_add(done, Relaxed);
                 max_t.fetch_max(mt, Relaxed);
@@ -549,7 +661,7 @@ impl<'a> Solver<'a> {
     }
 
     #[inline(always)]
-    fn counts(counters: &[Option<Vec<AtomicU8>>; 2], h: Half) -> &[AtomicU8] {
+    fn counts(counters: &Counters, h: Half) -> &[AtomicU8] {
         counters[h as usize].as_deref().expect("stored half")
     }
 
@@ -592,6 +704,57 @@ impl<'a> Solver<'a> {
         }
         (t, inner)
     }
+
+    /// `init_entry` for DTM and DTZ at once (see `init_dtm_dtz`). A capture or promotion's
+    /// DTZ option is the win/draw/loss of its DTM value: the two metrics differ in depth only.
+    fn init_entry_dtm_dtz(&self, pos: &TbPosition) -> ((u16, u8), (u16, u8)) {
+        let mover = pos.stm;
+        let (mut tm, mut tz) = (CODE_NONE, CODE_NONE);
+        let (mut inner_m, mut inner_z) = (0u32, 0u32);
+        let (mut any, mut pushes) = (false, false);
+        for_each_move(pos, |succ, class| {
+            any = true;
+            match class {
+                MoveClass::Quiet => {
+                    let s = self.layout.stabiliser(succ) as u32;
+                    inner_m += s;
+                    inner_z += s;
+                }
+                MoveClass::Pawn => {
+                    inner_m += self.layout.stabiliser(succ) as u32;
+                    pushes = true;
+                }
+                MoveClass::Convert { captured, promoted } => {
+                    let v = self
+                        .subs
+                        .value(Metric::Dtm, mover, captured, promoted, succ);
+                    tm = better(tm, backed(dtm_plies(v)));
+                    tz = better(tz, zeroing(wdl_of(v)));
+                }
+            }
+            true
+        });
+        if !any {
+            let v = RESOLVED | if in_check(pos) { loss(0) } else { CODE_DRAW };
+            return ((v, 0), (v, 0));
+        }
+        let own = self.layout.stabiliser(pos) as u32;
+        let count = |inner: u32| {
+            debug_assert_eq!(inner % own, 0);
+            u8::try_from(inner / own)
+                .expect("un-move counter fits a byte (at most 2 x 90 arrivals)")
+        };
+        let (inner_m, inner_z) = (count(inner_m), count(inner_z));
+        let m = if inner_m == 0 { RESOLVED | tm } else { tm };
+        let z = if pushes {
+            tz | PUSHES_PENDING
+        } else if inner_z == 0 {
+            RESOLVED | tz
+        } else {
+            tz
+        };
+        ((m, inner_m), (z, inner_z))
+    }
 }
 
 /// Win/draw/loss of final working values.
@@ -611,4 +774,69 @@ pub fn wdl_of_work(work: &Work) -> Wdl {
                 .collect()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::egtb::generate::{gentb, open_subs, GenOptions};
+    use crate::egtb::index::EndgameIndex;
+    use crate::egtb::Material;
+
+    fn same(a: &Start, b: &Start) -> bool {
+        let eq8 = |x: &Counters, y: &Counters| {
+            (0..2).all(|h| match (&x[h], &y[h]) {
+                (Some(x), Some(y)) => x
+                    .iter()
+                    .zip(y)
+                    .all(|(p, q)| p.load(Relaxed) == q.load(Relaxed)),
+                (None, None) => true,
+                _ => false,
+            })
+        };
+        let eq16 = |x: &Work, y: &Work| {
+            (0..2).all(|h| match (&x[h], &y[h]) {
+                (Some(x), Some(y)) => x
+                    .iter()
+                    .zip(y)
+                    .all(|(p, q)| p.load(Relaxed) == q.load(Relaxed)),
+                (None, None) => true,
+                _ => false,
+            })
+        };
+        eq16(&a.work, &b.work) && eq8(&a.counters, &b.counters)
+    }
+
+    /// The shared DTM + DTZ init pass (with the pawn pushes settled after the DTM solve)
+    /// starts both solves exactly where their own init passes would.
+    #[test]
+    fn shared_init_equals_separate_inits() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = GenOptions {
+            dir: dir.path().to_path_buf(),
+            force: false,
+            progress: false,
+            verify: false,
+            full_dtz50: false,
+        };
+        for name in ["KPK", "KBNK"] {
+            let m = Material::parse(name).unwrap();
+            let subs: Vec<Material> = m
+                .sub_endgames()
+                .into_iter()
+                .filter(|s| s.men() > 2)
+                .collect();
+            gentb(&subs, &opts, &mut |_| {}).unwrap();
+            let subs = SubTables::new(&m, open_subs(dir.path(), &m).unwrap());
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let dtm = Solver::new(&layout, &subs, Metric::Dtm, None);
+            let (dtm_start, dtz_start) = dtm.init_dtm_dtz();
+            assert!(same(&dtm_start, &dtm.init()), "{name} DTM");
+            let wdl = wdl_of_work(&dtm.run(Some(dtm_start), &|_, _| {}));
+            let dtz = Solver::new(&layout, &subs, Metric::Dtz, Some(&wdl));
+            dtz.settle_pushes(&dtz_start);
+            assert!(same(&dtz_start, &dtz.init()), "{name} DTZ");
+        }
+    }
 }
