@@ -114,8 +114,8 @@ pub struct TableSummary {
     pub verify: Option<VerifyReport>,
     /// Peak resident memory of the process so far, bytes (Linux; 0 elsewhere).
     pub peak_bytes: u64,
-    /// DTZ50 solves needed until the pawn-move targets' values stopped changing.
-    pub dtz50_rounds: u32,
+    /// How DTZ50 was solved: 0 copied from DTZ, 1 in one solve, n by n pawn levels.
+    pub dtz50_levels: u32,
 }
 
 impl TableSummary {
@@ -155,10 +155,10 @@ impl TableSummary {
         }
         s += &format!(
             " | dtz50 {}",
-            match self.dtz50_rounds {
+            match self.dtz50_levels {
                 0 => "= dtz".to_string(),
                 1 => "1 solve".to_string(),
-                n => format!("{n} solves"),
+                n => format!("by {n} pawn levels"),
             }
         );
         s += &format!(
@@ -244,7 +244,7 @@ pub fn gentb(
                 verify_seconds: 0.0,
                 verify: None,
                 peak_bytes: peak_memory_bytes(),
-                dtz50_rounds: 0,
+                dtz50_levels: 0,
             }
         } else {
             build_endgame(&m, opts)?
@@ -271,10 +271,10 @@ fn progress_bar(opts: &GenOptions, total: u64) -> ProgressBar {
 }
 
 /// Sharing the DTM and DTZ init passes keeps DTZ's start (3 bytes an entry) beside DTM's
-/// arrays, so it is done only when 6 bytes an entry fit in this: KNNKP's 396 M entries do
-/// (peak about 8 bytes an entry while DTM is written), KQPKQ's 806 M would not stay within
-/// 4 GiB and keep two passes.
-const SHARED_INIT_BYTES: u64 = 5 << 29;
+/// arrays, so it is done only when 6 bytes an entry fit in this. KNNKP (396 M entries) built
+/// with sharing peaked at 3,948 MiB, too near the 4 GiB goal: it and larger endgames keep two
+/// passes; KBBKN (166 M) and the 4-man tables share.
+const SHARED_INIT_BYTES: u64 = 2 << 30;
 
 /// Builds (and verifies, if asked) one endgame whose sub-endgames are present in `opts.dir`.
 pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSummary, GenError> {
@@ -327,22 +327,29 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let mut halves = summarise_dtm(&index, &dtm);
     write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
 
+    // Without pawns, and with sub-endgames the rule changes nothing in, DTZ50 starts where
+    // DTZ does: a copy of DTZ's start saves DTZ50 its init pass if DTZ goes beyond 100 plies.
+    let clean = subs.rule50_clean();
+    let dtz50_start = match &dtz_start {
+        Some(s) if clean && !m.has_pawns() => Some(s.copy()),
+        _ => None,
+    };
     let dtz_work = solve(Metric::Dtz, Some(&wdl), 1, dtz_start);
     let dtz = nalimov(&dtz_work);
     drop(dtz_work);
     let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
     summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
 
-    // DTZ50: pawn-move targets need their own DTZ50 result. Start from the plain result and
-    // solve again until it no longer changes: pawn moves only advance, so this converges.
-    let mut rounds = 0;
+    // DTZ50: pawn-move targets need their own DTZ50 result, so with pawns it is solved by
+    // pawn level (`Solver::run_by_pawn_level`).
+    let mut levels = 0;
     let dtz_max = halves
         .iter()
         .flatten()
         .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
         .max()
         .unwrap_or(0);
-    if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
+    if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && clean {
         // Same terminal values and nothing beyond 100 plies: the rule changes nothing, and
         // the DTZ values are written a second time as DTZ50.
         bar.set_message(format!("{m} dtz50 = dtz"));
@@ -350,18 +357,19 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         write_work(&opts.dir, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
     } else {
         write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
-        let mut pawn_wdl = wdl;
-        let dtz50_work = loop {
-            rounds += 1;
-            let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds, None);
-            if !m.has_pawns() {
-                break w;
-            }
-            let new = wdl_of_work(&w);
-            if new == pawn_wdl {
-                break w;
-            }
-            pawn_wdl = new;
+        drop(wdl);
+        let solver = Solver::new(&layout, &subs, Metric::Dtz50, None);
+        bar.set_position(0);
+        let on_pass = |pass: u32, resolved: u64| {
+            bar.set_message(format!("{m} dtz50 pass {pass}"));
+            bar.set_position(resolved);
+        };
+        let dtz50_work = if m.has_pawns() {
+            levels = layout.max_pawn_level() as u32;
+            solver.run_by_pawn_level(&on_pass)
+        } else {
+            levels = 1;
+            solver.run(dtz50_start, &on_pass)
         };
         let dtz50 = nalimov(&dtz50_work);
         drop(dtz50_work);
@@ -397,7 +405,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         verify_seconds,
         verify,
         peak_bytes: peak_memory_bytes(),
-        dtz50_rounds: rounds,
+        dtz50_levels: levels,
     })
 }
 

@@ -254,9 +254,49 @@ pub struct Start {
     counters: Counters,
 }
 
+impl Start {
+    fn alloc(layout: &Layout) -> Start {
+        let mut start = Start {
+            work: [None, None],
+            counters: [None, None],
+        };
+        for h in Half::BOTH {
+            let n = layout.size(h);
+            start.work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
+            start.counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
+        }
+        start
+    }
+
+    /// A copy, for a second metric that starts from the same values.
+    pub fn copy(&self) -> Start {
+        Start {
+            work: self.work.each_ref().map(|v| {
+                v.as_ref().map(|v| {
+                    v.par_iter()
+                        .map(|a| AtomicU16::new(a.load(Relaxed)))
+                        .collect()
+                })
+            }),
+            counters: self.counters.each_ref().map(|v| {
+                v.as_ref().map(|v| {
+                    v.par_iter()
+                        .map(|a| AtomicU8::new(a.load(Relaxed)))
+                        .collect()
+                })
+            }),
+        }
+    }
+}
+
 /// An entry's DTZ options from pawn pushes are still to be added (set only by
 /// `Solver::init_dtm_dtz`, whose pass runs before the pushes' targets have values).
 const PUSHES_PENDING: u16 = 0x4000;
+
+/// In a solve by pawn level (`Solver::run_by_pawn_level`): the entry is not of the level being
+/// solved (a higher one, not started, or a lower one, final). Codes stay far below this bit
+/// (depths of a few hundred plies).
+const OUT_OF_SCOPE: u16 = 0x2000;
 
 /// Win/draw/loss (2/1/0, 3 broken) of every entry, per half.
 pub type Wdl = [Option<Vec<u8>>; 2];
@@ -360,12 +400,28 @@ impl<'a> Solver<'a> {
     /// Value for the mover of a terminal move, or None if the move is not terminal for this
     /// metric.
     #[inline]
-    fn terminal(&self, mover: Color, class: MoveClass, succ: &TbPosition) -> Option<u16> {
+    fn terminal(
+        &self,
+        mover: Color,
+        class: MoveClass,
+        succ: &TbPosition,
+        solved: Option<&Work>,
+    ) -> Option<u16> {
         match class {
             MoveClass::Quiet => None,
-            MoveClass::Pawn => match self.pawn_wdl {
-                None => None, // DTM: a pawn move stays in the table's own waves
-                Some(wdl) => {
+            MoveClass::Pawn => match (solved, self.pawn_wdl) {
+                // By pawn level: the push's target, a lower level, is final in `solved`.
+                (Some(work), _) => {
+                    let (h, i) = self
+                        .layout
+                        .encode(succ)
+                        .expect("legal successor has an entry");
+                    let v = Self::slot(work, h)[i as usize].load(Relaxed);
+                    debug_assert!(v & RESOLVED != 0, "a lower pawn level is solved");
+                    Some(zeroing(wdl_of_code(v & !(RESOLVED | OUT_OF_SCOPE))))
+                }
+                (None, None) => None, // DTM: a pawn move stays in the table's own waves
+                (None, Some(wdl)) => {
                     let (h, i) = self
                         .layout
                         .encode(succ)
@@ -395,7 +451,7 @@ impl<'a> Solver<'a> {
             self.for_each_entry(h, |idx, pos| {
                 let (code, inner) = match pos {
                     None => (RESOLVED | CODE_NONE, 0),
-                    Some(pos) => self.init_entry(pos),
+                    Some(pos) => self.init_entry(pos, None),
                 };
                 vals[idx as usize].store(code, Relaxed);
                 cnt[idx as usize].store(inner, Relaxed);
@@ -430,16 +486,7 @@ impl<'a> Solver<'a> {
     }
 
     fn alloc(&self) -> Start {
-        let mut start = Start {
-            work: [None, None],
-            counters: [None, None],
-        };
-        for h in Half::BOTH {
-            let n = self.layout.size(h);
-            start.work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
-            start.counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
-        }
-        start
+        Start::alloc(self.layout)
     }
 
     /// Calls `f(idx, position or None if broken)` for every entry of half `h`, in parallel.
@@ -489,7 +536,6 @@ impl<'a> Solver<'a> {
     /// Runs the whole solve, from `start` (or this metric's own init pass);
     /// `on_pass(pass, resolved_so_far)` after the init and each pass.
     pub fn run(&self, start: Option<Start>, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
-        let halves = &Half::BOTH;
         let start = match start {
             Some(s) => {
                 if self.pawn_wdl.is_some() {
@@ -499,7 +545,62 @@ impl<'a> Solver<'a> {
             }
             None => self.init(),
         };
-        let Start { work, counters } = start;
+        self.waves(&start, false, on_pass);
+        start.work
+    }
+
+    /// DTZ50 of an endgame with pawns in one solve. A pawn push zeroes the counter, and its
+    /// value is the rule-50 result of the position it reaches, in this same table; pushes only
+    /// advance, so the entries are solved one pawn level at a time (`Layout::pawn_level`, the
+    /// pawns' steps left to promotion), most advanced first, and every push's target is then
+    /// final when its level's init pass reads it. Quiet moves and their un-moves keep the
+    /// level, so each level's waves stay inside it.
+    pub fn run_by_pawn_level(&self, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
+        debug_assert_eq!(self.metric, Metric::Dtz50);
+        let start = self.alloc();
+        for &h in &Half::BOTH {
+            Self::slot(&start.work, h)
+                .par_iter()
+                .for_each(|a| a.store(OUT_OF_SCOPE, Relaxed));
+        }
+        for level in 0..=self.layout.max_pawn_level() {
+            for &h in &Half::BOTH {
+                let vals = Self::slot(&start.work, h);
+                let cnt = Self::counts(&start.counters, h);
+                let size = self.layout.size(h);
+                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                    for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                        // Not started (final entries carry RESOLVED) and of this level.
+                        if vals[idx as usize].load(Relaxed) != OUT_OF_SCOPE
+                            || self.layout.pawn_level(h, idx) != level
+                        {
+                            continue;
+                        }
+                        let (code, inner) = match self.layout.decode(h, idx) {
+                            None => (RESOLVED | CODE_NONE, 0),
+                            Some(pos) => self.init_entry(&pos, Some(&start.work)),
+                        };
+                        vals[idx as usize].store(code, Relaxed);
+                        cnt[idx as usize].store(inner, Relaxed);
+                    }
+                });
+            }
+            self.waves(&start, true, on_pass);
+        }
+        for &h in &Half::BOTH {
+            Self::slot(&start.work, h).par_iter().for_each(|a| {
+                a.fetch_and(!OUT_OF_SCOPE, Relaxed);
+            });
+        }
+        start.work
+    }
+
+    /// Seeds and runs the waves from the init values in `start`, then makes every entry left
+    /// unresolved a draw. Entries marked `OUT_OF_SCOPE` are left alone; with `by_level`, every
+    /// entry is so marked at the end (this level's entries are final).
+    fn waves(&self, start: &Start, by_level: bool, on_pass: &(dyn Fn(u32, u64) + Sync)) {
+        let halves = &Half::BOTH;
+        let (work, counters) = (&start.work, &start.counters);
         let mut marks: [Option<DepthMarks>; 2] = [None, None];
         let mut cur: [Option<Frontier>; 2] = [None, None];
         let mut next: [Option<Frontier>; 2] = [None, None];
@@ -520,7 +621,7 @@ impl<'a> Solver<'a> {
         // non-terminal move leads to a win.)
         for &h in halves {
             let size = self.layout.size(h);
-            let vals = Self::slot(&work, h);
+            let vals = Self::slot(work, h);
             let marks = marks_of(h);
             let mates = cur[h as usize].as_ref().expect("stored half");
             (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
@@ -528,6 +629,9 @@ impl<'a> Solver<'a> {
                 let mut mt = 0u64;
                 for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
                     let code = vals[idx as usize].load(Relaxed);
+                    if code & OUT_OF_SCOPE != 0 {
+                        continue;
+                    }
                     if code & RESOLVED != 0 {
                         done += 1;
                     }
@@ -556,8 +660,8 @@ impl<'a> Solver<'a> {
             let seeds = AtomicU64::new(0);
             let fresh = AtomicU64::new(0);
             for &h in halves {
-                let vals = Self::slot(&work, h);
-                let cnt = Self::counts(&counters, h);
+                let vals = Self::slot(work, h);
+                let cnt = Self::counts(counters, h);
                 let marks = marks_of(h);
                 let now = cur[h as usize].as_ref().expect("stored half");
                 let later = next[h as usize].as_ref().expect("stored half");
@@ -598,7 +702,7 @@ impl<'a> Solver<'a> {
                             let pos = self.layout.decode_valid(h, idx);
                             let lost = is_loss(code);
                             self.for_each_pred(idx, &pos, |ph, pi| {
-                                let pv = Self::slot(&work, ph);
+                                let pv = Self::slot(work, ph);
                                 let mark = next[ph as usize].as_ref().expect("stored half");
                                 if lost {
                                     // A move to a loss: the predecessor wins in n + 1 (it had
@@ -612,7 +716,7 @@ impl<'a> Solver<'a> {
                                     }
                                     return;
                                 }
-                                let left = Self::counts(&counters, ph)[pi as usize]
+                                let left = Self::counts(counters, ph)[pi as usize]
                                     .fetch_sub(1, Relaxed)
                                     - 1;
                                 if left != 0 {
@@ -649,15 +753,21 @@ impl<'a> Solver<'a> {
         }
         // What is left cannot be forced either way: a draw (for DTZ50, also every result that
         // needs more than 100 plies).
+        // With `by_level` this level's entries are final: no later level takes them in again.
+        let done = if by_level { OUT_OF_SCOPE } else { 0 };
         for &h in halves {
-            Self::slot(&work, h).par_iter().for_each(|a| {
+            Self::slot(work, h).par_iter().for_each(|a| {
                 let v = a.load(Relaxed);
-                if v & RESOLVED == 0 {
-                    a.store(RESOLVED | CODE_DRAW, Relaxed);
+                if v & OUT_OF_SCOPE == 0 {
+                    let v = if v & RESOLVED == 0 {
+                        RESOLVED | CODE_DRAW
+                    } else {
+                        v
+                    };
+                    a.store(v | done, Relaxed);
                 }
             });
         }
-        work
     }
 
     #[inline(always)]
@@ -677,7 +787,7 @@ impl<'a> Solver<'a> {
     /// Also returns how many times un-moves from the entries of its non-terminal successors
     /// will reach this entry: by orbit counting, the sum over those moves of the successor's
     /// stabiliser, divided by the position's own (1 unless a position is its own mirror image).
-    fn init_entry(&self, pos: &TbPosition) -> (u16, u8) {
+    fn init_entry(&self, pos: &TbPosition, solved: Option<&Work>) -> (u16, u8) {
         let mover = pos.stm;
         let mut t = CODE_NONE;
         let mut any = false;
@@ -685,7 +795,7 @@ impl<'a> Solver<'a> {
         let mut inner = 0u32;
         for_each_move(pos, |succ, class| {
             any = true;
-            match self.terminal(mover, class, succ) {
+            match self.terminal(mover, class, succ, solved) {
                 Some(o) => t = better(t, o),
                 None => inner += self.layout.stabiliser(succ) as u32,
             }
@@ -757,20 +867,23 @@ impl<'a> Solver<'a> {
     }
 }
 
+/// Win/draw/loss (2/1/0, 3 none) of a working code without its flags.
+#[inline(always)]
+fn wdl_of_code(c: u16) -> u8 {
+    match c {
+        CODE_NONE => 3,
+        CODE_DRAW => 1,
+        c if is_win(c) => 2,
+        _ => 0,
+    }
+}
+
 /// Win/draw/loss of final working values.
 pub fn wdl_of_work(work: &Work) -> Wdl {
     [0, 1].map(|h| {
         work[h].as_ref().map(|v| {
             v.par_iter()
-                .map(|a| {
-                    let c = a.load(Relaxed) & !RESOLVED;
-                    match c {
-                        CODE_NONE => 3,
-                        CODE_DRAW => 1,
-                        c if is_win(c) => 2,
-                        _ => 0,
-                    }
-                })
+                .map(|a| wdl_of_code(a.load(Relaxed) & !RESOLVED))
                 .collect()
         })
     })
