@@ -61,6 +61,8 @@ struct Group {
     sets: Vec<[u8; 4]>,
     /// What one rank is worth in the entry number: the product of the later groups' radices.
     weight: u64,
+    /// Pawns: each rank's steps left to promotion, summed over the group's men.
+    levels: Vec<u8>,
 }
 
 impl Group {
@@ -112,6 +114,25 @@ impl Group {
                 }
             }
         }
+        let mut levels = Vec::new();
+        if kind == PieceType::Pawn {
+            levels = (0..radix as usize)
+                .map(|r| {
+                    let digits: &[u8] = if k == 1 { &[r as u8] } else { &sets[r][..k] };
+                    digits
+                        .iter()
+                        .map(|&d| {
+                            let rank = (d + 8) / 8;
+                            if color == Color::White {
+                                7 - rank
+                            } else {
+                                rank
+                            }
+                        })
+                        .sum()
+                })
+                .collect();
+        }
         Group {
             color,
             kind,
@@ -119,6 +140,7 @@ impl Group {
             radix,
             sets,
             weight: 0,
+            levels,
         }
     }
 }
@@ -400,6 +422,34 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// The pawn level of an entry: the steps its pawns still have to make to promote, summed.
+    /// A pawn push lowers it by one or two; every other move that stays in the endgame keeps
+    /// it. 0 only for broken e.p. entries.
+    pub fn pawn_level(&self, h: Half, idx: u64) -> u8 {
+        if idx >= self.plain {
+            return self.unpack::<false>(h, idx).map_or(0, |pos| {
+                let p = PieceType::Pawn.index();
+                let (w, b) = (pos.pieces[0][p], pos.pieces[1][p]);
+                w.into_iter().map(|s| 7 - s.rank()).sum::<u8>()
+                    + b.into_iter().map(|s| s.rank()).sum::<u8>()
+            });
+        }
+        self.groups
+            .iter()
+            .filter(|g| g.kind == PieceType::Pawn)
+            .map(|g| g.levels[((idx / g.weight) % g.radix) as usize])
+            .sum()
+    }
+
+    /// The highest pawn level (every pawn on its home rank).
+    pub fn max_pawn_level(&self) -> u8 {
+        self.groups
+            .iter()
+            .filter(|g| g.kind == PieceType::Pawn)
+            .map(|g| 6 * g.count)
+            .sum()
+    }
+
     pub fn nalimov(&self) -> &EndgameIndex {
         self.nalimov
     }
@@ -478,6 +528,55 @@ mod tests {
                 }
             }
             assert!(checked > 1_000_000, "{name}: {checked}");
+        }
+    }
+
+    /// The pawn level the layout reads off an entry's digits is the one of its position; a
+    /// pawn push lowers it and every other move that stays in the endgame keeps it (what the
+    /// DTZ50 solve by pawn level relies on).
+    #[test]
+    fn pawn_level_falls_with_pushes_only() {
+        use super::super::moves::{for_each_move, MoveClass};
+        for name in ["KPK", "KPKP", "KPPK"] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let level = |pos: &TbPosition| -> u8 {
+                let (w, b) = (pos.pieces[0][0], pos.pieces[1][0]);
+                w.into_iter().map(|s| 7 - s.rank()).sum::<u8>()
+                    + b.into_iter().map(|s| s.rank()).sum::<u8>()
+            };
+            let (mut pushes, mut others) = (0u64, 0u64);
+            for h in Half::BOTH {
+                for idx in 0..layout.size(h) {
+                    let Some(pos) = layout.decode(h, idx) else {
+                        continue;
+                    };
+                    let l = layout.pawn_level(h, idx);
+                    assert_eq!(l, level(&pos), "{name} {idx}");
+                    assert!(l >= 1 && l <= layout.max_pawn_level(), "{name} {idx}");
+                    for_each_move(&pos, |succ, class| {
+                        match class {
+                            MoveClass::Pawn => {
+                                let (sh, si) = layout.encode(succ).expect("an entry");
+                                assert!(layout.pawn_level(sh, si) < l, "{name} {idx}");
+                                pushes += 1;
+                            }
+                            MoveClass::Quiet => {
+                                let (sh, si) = layout.encode(succ).expect("an entry");
+                                assert_eq!(layout.pawn_level(sh, si), l, "{name} {idx}");
+                                others += 1;
+                            }
+                            MoveClass::Convert { .. } => {}
+                        }
+                        true
+                    });
+                }
+            }
+            assert!(
+                pushes > 10_000 && others > 100_000,
+                "{name}: {pushes} {others}"
+            );
         }
     }
 

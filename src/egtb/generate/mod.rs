@@ -15,7 +15,7 @@ use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::tables::EndgameTables;
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
-use solve::{wdl_of_work, Solver, SubTables, Wdl, Work};
+use solve::{wdl_of_work, Solver, Start, SubTables, Wdl, Work};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
@@ -114,8 +114,8 @@ pub struct TableSummary {
     pub verify: Option<VerifyReport>,
     /// Peak resident memory of the process so far, bytes (Linux; 0 elsewhere).
     pub peak_bytes: u64,
-    /// DTZ50 solves needed until the pawn-move targets' values stopped changing.
-    pub dtz50_rounds: u32,
+    /// How DTZ50 was solved: 0 copied from DTZ, 1 in one solve, n by n pawn levels.
+    pub dtz50_levels: u32,
 }
 
 impl TableSummary {
@@ -155,10 +155,10 @@ impl TableSummary {
         }
         s += &format!(
             " | dtz50 {}",
-            match self.dtz50_rounds {
+            match self.dtz50_levels {
                 0 => "= dtz".to_string(),
                 1 => "1 solve".to_string(),
-                n => format!("{n} solves"),
+                n => format!("by {n} pawn levels"),
             }
         );
         s += &format!(
@@ -244,7 +244,7 @@ pub fn gentb(
                 verify_seconds: 0.0,
                 verify: None,
                 peak_bytes: peak_memory_bytes(),
-                dtz50_rounds: 0,
+                dtz50_levels: 0,
             }
         } else {
             build_endgame(&m, opts)?
@@ -270,6 +270,12 @@ fn progress_bar(opts: &GenOptions, total: u64) -> ProgressBar {
     bar
 }
 
+/// Sharing the DTM and DTZ init passes keeps DTZ's start (3 bytes an entry) beside DTM's
+/// arrays, so it is done only when 6 bytes an entry fit in this. KNNKP (396 M entries) built
+/// with sharing peaked at 3,948 MiB, too near the 4 GiB goal: it and larger endgames keep two
+/// passes; KBBKN (166 M) and the 4-man tables share.
+const SHARED_INIT_BYTES: u64 = 2 << 30;
+
 /// Builds (and verifies, if asked) one endgame whose sub-endgames are present in `opts.dir`.
 pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSummary, GenError> {
     let m = material.canonical().0;
@@ -279,19 +285,20 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let layout = Layout::new(&index);
     let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
     let bar = progress_bar(opts, total);
-    let solve = |metric: Metric, pawn_wdl: Option<&Wdl>, round: u32| -> Work {
-        let label = if round > 1 {
-            format!("{m} {} round {round}", metric.name())
-        } else {
-            format!("{m} {}", metric.name())
+    let solve =
+        |metric: Metric, pawn_wdl: Option<&Wdl>, round: u32, start: Option<Start>| -> Work {
+            let label = if round > 1 {
+                format!("{m} {} round {round}", metric.name())
+            } else {
+                format!("{m} {}", metric.name())
+            };
+            bar.set_position(0);
+            let on_pass = |pass: u32, resolved: u64| {
+                bar.set_message(format!("{label} pass {pass}"));
+                bar.set_position(resolved);
+            };
+            Solver::new(&layout, &subs, metric, pawn_wdl).run(start, &on_pass)
         };
-        bar.set_position(0);
-        let on_pass = |pass: u32, resolved: u64| {
-            bar.set_message(format!("{label} pass {pass}"));
-            bar.set_position(resolved);
-        };
-        Solver::new(&layout, &subs, metric, pawn_wdl).run(&on_pass)
-    };
     let nalimov = |work: &Work| -> Work {
         let out = to_nalimov(&layout, work);
         bar.set_message(format!("{m} writing"));
@@ -300,29 +307,49 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
 
     // Each working array is dropped as soon as its Nalimov copy exists (shadowing would keep
     // it alive): peak memory is what limits the largest endgames.
-    let dtm_work = solve(Metric::Dtm, None, 1);
+    // DTM's and DTZ's init passes are one when both metrics' arrays fit beside each other
+    // (6 bytes an entry instead of 3); the largest endgames keep two passes and their memory.
+    let dtz_start = if total * 6 <= SHARED_INIT_BYTES {
+        let (dtm_start, dtz_start) = Solver::new(&layout, &subs, Metric::Dtm, None).init_dtm_dtz();
+        bar.set_message(format!("{m} init"));
+        Some((dtm_start, dtz_start))
+    } else {
+        None
+    };
+    let (dtm_start, dtz_start) = match dtz_start {
+        Some((a, b)) => (Some(a), Some(b)),
+        None => (None, None),
+    };
+    let dtm_work = solve(Metric::Dtm, None, 1, dtm_start);
     let wdl = wdl_of_work(&dtm_work);
     let dtm = nalimov(&dtm_work);
     drop(dtm_work);
     let mut halves = summarise_dtm(&index, &dtm);
     write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
 
-    let dtz_work = solve(Metric::Dtz, Some(&wdl), 1);
+    // Without pawns, and with sub-endgames the rule changes nothing in, DTZ50 starts where
+    // DTZ does: a copy of DTZ's start saves DTZ50 its init pass if DTZ goes beyond 100 plies.
+    let clean = subs.rule50_clean();
+    let dtz50_start = match &dtz_start {
+        Some(s) if clean && !m.has_pawns() => Some(s.copy()),
+        _ => None,
+    };
+    let dtz_work = solve(Metric::Dtz, Some(&wdl), 1, dtz_start);
     let dtz = nalimov(&dtz_work);
     drop(dtz_work);
     let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
     summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
 
-    // DTZ50: pawn-move targets need their own DTZ50 result. Start from the plain result and
-    // solve again until it no longer changes: pawn moves only advance, so this converges.
-    let mut rounds = 0;
+    // DTZ50: pawn-move targets need their own DTZ50 result, so with pawns it is solved by
+    // pawn level (`Solver::run_by_pawn_level`).
+    let mut levels = 0;
     let dtz_max = halves
         .iter()
         .flatten()
         .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
         .max()
         .unwrap_or(0);
-    if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && subs.rule50_clean() {
+    if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && clean {
         // Same terminal values and nothing beyond 100 plies: the rule changes nothing, and
         // the DTZ values are written a second time as DTZ50.
         bar.set_message(format!("{m} dtz50 = dtz"));
@@ -330,18 +357,19 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         write_work(&opts.dir, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
     } else {
         write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
-        let mut pawn_wdl = wdl;
-        let dtz50_work = loop {
-            rounds += 1;
-            let w = solve(Metric::Dtz50, Some(&pawn_wdl), rounds);
-            if !m.has_pawns() {
-                break w;
-            }
-            let new = wdl_of_work(&w);
-            if new == pawn_wdl {
-                break w;
-            }
-            pawn_wdl = new;
+        drop(wdl);
+        let solver = Solver::new(&layout, &subs, Metric::Dtz50, None);
+        bar.set_position(0);
+        let on_pass = |pass: u32, resolved: u64| {
+            bar.set_message(format!("{m} dtz50 pass {pass}"));
+            bar.set_position(resolved);
+        };
+        let dtz50_work = if m.has_pawns() {
+            levels = layout.max_pawn_level() as u32;
+            solver.run_by_pawn_level(&on_pass)
+        } else {
+            levels = 1;
+            solver.run(dtz50_start, &on_pass)
         };
         let dtz50 = nalimov(&dtz50_work);
         drop(dtz50_work);
@@ -377,7 +405,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         verify_seconds,
         verify,
         peak_bytes: peak_memory_bytes(),
-        dtz50_rounds: rounds,
+        dtz50_levels: levels,
     })
 }
 

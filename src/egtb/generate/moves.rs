@@ -102,38 +102,21 @@ pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass)
     let fwd = forward(us);
     for from in pos.pieces[ui][p] {
         let promotes = rel_rank(from, us) == 6;
-        // Pushes.
+        // Promoting pushes (the others are `for_each_pawn_push`'s, below).
         let to = from.offset(fwd);
-        if !occ.contains(to) {
+        if promotes && !occ.contains(to) {
             let mut s = *pos;
             s.ep = None;
             s.pieces[ui][p].clear(from);
-            if promotes {
-                for promo in PieceType::PROMOTIONS {
-                    let mut t = s;
-                    t.pieces[ui][promo.index()].set(to);
-                    let class = MoveClass::Convert {
-                        captured: NONE,
-                        promoted: promo.index() as u8,
-                    };
-                    if !emit(&mut t, class) {
-                        return false;
-                    }
-                }
-            } else {
+            for promo in PieceType::PROMOTIONS {
                 let mut t = s;
-                t.pieces[ui][p].set(to);
-                if !emit(&mut t, MoveClass::Pawn) {
+                t.pieces[ui][promo.index()].set(to);
+                let class = MoveClass::Convert {
+                    captured: NONE,
+                    promoted: promo.index() as u8,
+                };
+                if !emit(&mut t, class) {
                     return false;
-                }
-                let to2 = to.offset(fwd);
-                if rel_rank(from, us) == 1 && !occ.contains(to2) {
-                    let mut t = s;
-                    t.pieces[ui][p].set(to2);
-                    t.ep = Some(to);
-                    if !emit(&mut t, MoveClass::Pawn) {
-                        return false;
-                    }
                 }
             }
         }
@@ -185,6 +168,42 @@ pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass)
                     }
                 }
             }
+        }
+    }
+    for_each_pawn_push(pos, |succ| f(succ, MoveClass::Pawn))
+}
+
+/// Calls `f(successor)` for every legal non-promoting pawn push, single or double, of the side
+/// to move (the moves `for_each_move` classes as `MoveClass::Pawn`); stops early (and returns
+/// false) when `f` returns false. DTZ's solver values these moves on their own, so they have a
+/// generator that skips every other move.
+#[inline]
+pub fn for_each_pawn_push(pos: &TbPosition, mut f: impl FnMut(&TbPosition) -> bool) -> bool {
+    let us = pos.stm;
+    let ui = us.index();
+    let p = PieceType::Pawn.index();
+    let occ = pos.occupied();
+    let fwd = forward(us);
+    let mut emit = |from: Square, to: Square, ep: Option<Square>| -> bool {
+        let mut s = *pos;
+        s.stm = !us;
+        s.ep = ep;
+        s.pieces[ui][p].0 ^= (1u64 << from.0) | (1u64 << to.0);
+        // A push never gives up a capture, but it may uncover a pin on the own king.
+        s.attacked_by(s.king(us), !us) || f(&s)
+    };
+    for from in pos.pieces[ui][p] {
+        let r = rel_rank(from, us);
+        let to = from.offset(fwd);
+        if r == 6 || occ.contains(to) {
+            continue;
+        }
+        if !emit(from, to, None) {
+            return false;
+        }
+        let to2 = to.offset(fwd);
+        if r == 1 && !occ.contains(to2) && !emit(from, to2, Some(to)) {
+            return false;
         }
     }
     true

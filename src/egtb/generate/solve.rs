@@ -12,7 +12,7 @@
 //! (Diagram 1) is just a terminal option that the forward passes weigh with the others.
 
 use super::layout::Layout;
-use super::moves::{for_each_move, for_each_unmove, in_check, MoveClass, NONE};
+use super::moves::{for_each_move, for_each_pawn_push, for_each_unmove, in_check, MoveClass, NONE};
 use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::{Half, TbPosition};
@@ -245,6 +245,59 @@ impl SubTables {
 /// Working values of both halves (None for a half that is not stored).
 pub type Work = [Option<Vec<AtomicU16>>; 2];
 
+/// Un-move counters of both halves.
+type Counters = [Option<Vec<AtomicU8>>; 2];
+
+/// A metric's values and counters after its init pass, before the waves.
+pub struct Start {
+    work: Work,
+    counters: Counters,
+}
+
+impl Start {
+    fn alloc(layout: &Layout) -> Start {
+        let mut start = Start {
+            work: [None, None],
+            counters: [None, None],
+        };
+        for h in Half::BOTH {
+            let n = layout.size(h);
+            start.work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
+            start.counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
+        }
+        start
+    }
+
+    /// A copy, for a second metric that starts from the same values.
+    pub fn copy(&self) -> Start {
+        Start {
+            work: self.work.each_ref().map(|v| {
+                v.as_ref().map(|v| {
+                    v.par_iter()
+                        .map(|a| AtomicU16::new(a.load(Relaxed)))
+                        .collect()
+                })
+            }),
+            counters: self.counters.each_ref().map(|v| {
+                v.as_ref().map(|v| {
+                    v.par_iter()
+                        .map(|a| AtomicU8::new(a.load(Relaxed)))
+                        .collect()
+                })
+            }),
+        }
+    }
+}
+
+/// An entry's DTZ options from pawn pushes are still to be added (set only by
+/// `Solver::init_dtm_dtz`, whose pass runs before the pushes' targets have values).
+const PUSHES_PENDING: u16 = 0x4000;
+
+/// In a solve by pawn level (`Solver::run_by_pawn_level`): the entry is not of the level being
+/// solved (a higher one, not started, or a lower one, final). Codes stay far below this bit
+/// (depths of a few hundred plies).
+const OUT_OF_SCOPE: u16 = 0x2000;
+
 /// Win/draw/loss (2/1/0, 3 broken) of every entry, per half.
 pub type Wdl = [Option<Vec<u8>>; 2];
 
@@ -347,12 +400,28 @@ impl<'a> Solver<'a> {
     /// Value for the mover of a terminal move, or None if the move is not terminal for this
     /// metric.
     #[inline]
-    fn terminal(&self, mover: Color, class: MoveClass, succ: &TbPosition) -> Option<u16> {
+    fn terminal(
+        &self,
+        mover: Color,
+        class: MoveClass,
+        succ: &TbPosition,
+        solved: Option<&Work>,
+    ) -> Option<u16> {
         match class {
             MoveClass::Quiet => None,
-            MoveClass::Pawn => match self.pawn_wdl {
-                None => None, // DTM: a pawn move stays in the table's own waves
-                Some(wdl) => {
+            MoveClass::Pawn => match (solved, self.pawn_wdl) {
+                // By pawn level: the push's target, a lower level, is final in `solved`.
+                (Some(work), _) => {
+                    let (h, i) = self
+                        .layout
+                        .encode(succ)
+                        .expect("legal successor has an entry");
+                    let v = Self::slot(work, h)[i as usize].load(Relaxed);
+                    debug_assert!(v & RESOLVED != 0, "a lower pawn level is solved");
+                    Some(zeroing(wdl_of_code(v & !(RESOLVED | OUT_OF_SCOPE))))
+                }
+                (None, None) => None, // DTM: a pawn move stays in the table's own waves
+                (None, Some(wdl)) => {
                     let (h, i) = self
                         .layout
                         .encode(succ)
@@ -373,18 +442,170 @@ impl<'a> Solver<'a> {
         }
     }
 
-    /// Runs the whole solve; `on_pass(pass, resolved_so_far)` after the init and each pass.
-    pub fn run(&self, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
+    /// The init pass of this metric alone.
+    pub fn init(&self) -> Start {
+        let start = self.alloc();
+        for &h in &Half::BOTH {
+            let vals = Self::slot(&start.work, h);
+            let cnt = Self::counts(&start.counters, h);
+            self.for_each_entry(h, |idx, pos| {
+                let (code, inner) = match pos {
+                    None => (RESOLVED | CODE_NONE, 0),
+                    Some(pos) => self.init_entry(pos, None),
+                };
+                vals[idx as usize].store(code, Relaxed);
+                cnt[idx as usize].store(inner, Relaxed);
+            });
+        }
+        start
+    }
+
+    /// One init pass for DTM (this solver) and DTZ: a move's class and its sub-endgame value
+    /// serve both metrics, so the moves are generated once. DTZ's options from pawn pushes
+    /// need the table's own win/draw/loss, known only after the DTM solve: such entries are
+    /// marked `PUSHES_PENDING`, and the DTZ run settles them first.
+    pub fn init_dtm_dtz(&self) -> (Start, Start) {
+        debug_assert_eq!(self.metric, Metric::Dtm);
+        let (dtm, dtz) = (self.alloc(), self.alloc());
+        for &h in &Half::BOTH {
+            let (mv, mc) = (Self::slot(&dtm.work, h), Self::counts(&dtm.counters, h));
+            let (zv, zc) = (Self::slot(&dtz.work, h), Self::counts(&dtz.counters, h));
+            self.for_each_entry(h, |idx, pos| {
+                let ((m, mi), (z, zi)) = match pos {
+                    None => ((RESOLVED | CODE_NONE, 0), (RESOLVED | CODE_NONE, 0)),
+                    Some(pos) => self.init_entry_dtm_dtz(pos),
+                };
+                let i = idx as usize;
+                mv[i].store(m, Relaxed);
+                mc[i].store(mi, Relaxed);
+                zv[i].store(z, Relaxed);
+                zc[i].store(zi, Relaxed);
+            });
+        }
+        (dtm, dtz)
+    }
+
+    fn alloc(&self) -> Start {
+        Start::alloc(self.layout)
+    }
+
+    /// Calls `f(idx, position or None if broken)` for every entry of half `h`, in parallel.
+    fn for_each_entry(&self, h: Half, f: impl Fn(u64, Option<&TbPosition>) + Sync) {
+        let size = self.layout.size(h);
+        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                f(idx, self.layout.decode(h, idx).as_ref());
+            }
+        });
+    }
+
+    /// Adds the pawn-push options of the entries `init_dtm_dtz` left pending (DTZ and DTZ50:
+    /// a push zeroes, and is worth the win/draw/loss of the position it reaches).
+    fn settle_pushes(&self, start: &Start) {
+        let wdl = self.pawn_wdl.expect("pushes are settled for DTZ");
+        for &h in &Half::BOTH {
+            let vals = Self::slot(&start.work, h);
+            let cnt = Self::counts(&start.counters, h);
+            let size = self.layout.size(h);
+            (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                    let v = vals[idx as usize].load(Relaxed);
+                    if v & PUSHES_PENDING == 0 {
+                        continue;
+                    }
+                    let mut t = v & !PUSHES_PENDING;
+                    let pos = self.layout.decode_valid(h, idx);
+                    for_each_pawn_push(&pos, |succ| {
+                        let (sh, si) = self
+                            .layout
+                            .encode(succ)
+                            .expect("legal successor has an entry");
+                        let w = wdl[sh as usize].as_ref().expect("stored half")[si as usize];
+                        t = better(t, zeroing(w));
+                        true
+                    });
+                    if cnt[idx as usize].load(Relaxed) == 0 {
+                        t |= RESOLVED;
+                    }
+                    vals[idx as usize].store(t, Relaxed);
+                }
+            });
+        }
+    }
+
+    /// Runs the whole solve, from `start` (or this metric's own init pass);
+    /// `on_pass(pass, resolved_so_far)` after the init and each pass.
+    pub fn run(&self, start: Option<Start>, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
+        let start = match start {
+            Some(s) => {
+                if self.pawn_wdl.is_some() {
+                    self.settle_pushes(&s);
+                }
+                s
+            }
+            None => self.init(),
+        };
+        self.waves(&start, false, on_pass);
+        start.work
+    }
+
+    /// DTZ50 of an endgame with pawns in one solve. A pawn push zeroes the counter, and its
+    /// value is the rule-50 result of the position it reaches, in this same table; pushes only
+    /// advance, so the entries are solved one pawn level at a time (`Layout::pawn_level`, the
+    /// pawns' steps left to promotion), most advanced first, and every push's target is then
+    /// final when its level's init pass reads it. Quiet moves and their un-moves keep the
+    /// level, so each level's waves stay inside it.
+    pub fn run_by_pawn_level(&self, on_pass: &(dyn Fn(u32, u64) + Sync)) -> Work {
+        debug_assert_eq!(self.metric, Metric::Dtz50);
+        let start = self.alloc();
+        for &h in &Half::BOTH {
+            Self::slot(&start.work, h)
+                .par_iter()
+                .for_each(|a| a.store(OUT_OF_SCOPE, Relaxed));
+        }
+        for level in 0..=self.layout.max_pawn_level() {
+            for &h in &Half::BOTH {
+                let vals = Self::slot(&start.work, h);
+                let cnt = Self::counts(&start.counters, h);
+                let size = self.layout.size(h);
+                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                    for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                        // Not started (final entries carry RESOLVED) and of this level.
+                        if vals[idx as usize].load(Relaxed) != OUT_OF_SCOPE
+                            || self.layout.pawn_level(h, idx) != level
+                        {
+                            continue;
+                        }
+                        let (code, inner) = match self.layout.decode(h, idx) {
+                            None => (RESOLVED | CODE_NONE, 0),
+                            Some(pos) => self.init_entry(&pos, Some(&start.work)),
+                        };
+                        vals[idx as usize].store(code, Relaxed);
+                        cnt[idx as usize].store(inner, Relaxed);
+                    }
+                });
+            }
+            self.waves(&start, true, on_pass);
+        }
+        for &h in &Half::BOTH {
+            Self::slot(&start.work, h).par_iter().for_each(|a| {
+                a.fetch_and(!OUT_OF_SCOPE, Relaxed);
+            });
+        }
+        start.work
+    }
+
+    /// Seeds and runs the waves from the init values in `start`, then makes every entry left
+    /// unresolved a draw. Entries marked `OUT_OF_SCOPE` are left alone; with `by_level`, every
+    /// entry is so marked at the end (this level's entries are final).
+    fn waves(&self, start: &Start, by_level: bool, on_pass: &(dyn Fn(u32, u64) + Sync)) {
         let halves = &Half::BOTH;
-        let mut work: Work = [None, None];
-        let mut counters: [Option<Vec<AtomicU8>>; 2] = [None, None];
+        let (work, counters) = (&start.work, &start.counters);
         let mut marks: [Option<DepthMarks>; 2] = [None, None];
         let mut cur: [Option<Frontier>; 2] = [None, None];
         let mut next: [Option<Frontier>; 2] = [None, None];
         for &h in halves {
             let n = self.layout.size(h);
-            work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
-            counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
             marks[h as usize] = Some(DepthMarks::new(n));
             cur[h as usize] = Some(Frontier::new(n));
             next[h as usize] = Some(Frontier::new(n));
@@ -392,31 +613,28 @@ impl<'a> Solver<'a> {
         let marks_of = |h: Half| marks[h as usize].as_ref().expect("stored half");
         let resolved = AtomicU64::new(0);
         let max_t = AtomicU64::new(0);
-        // Init: terminal options, mates, stalemates, and for each entry the number of times
-        // un-moves will reach it (`init_entry`; Thompson 1996, Section 4, warns that this differs
-        // from its number of moves when positions are their own mirror images). Every position
-        // has exactly one entry in the layout, so the counter falls to zero exactly when every
-        // non-terminal move leads to a win.
+        // Seeds: waves must run at least as deep as any value the init knows; the pass before
+        // that depth picks the entry up (mates go straight to pass 0). (The un-move counters
+        // are the init's: Thompson 1996, Section 4, warns that they differ from a position's
+        // number of moves when positions are their own mirror images. Every position has
+        // exactly one entry in the layout, so a counter falls to zero exactly when every
+        // non-terminal move leads to a win.)
         for &h in halves {
             let size = self.layout.size(h);
-            let vals = Self::slot(&work, h);
+            let vals = Self::slot(work, h);
             let marks = marks_of(h);
             let mates = cur[h as usize].as_ref().expect("stored half");
             (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
                 let mut done = 0u64;
                 let mut mt = 0u64;
                 for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                    let Some(pos) = self.layout.decode(h, idx) else {
-                        vals[idx as usize].store(RESOLVED | CODE_NONE, Relaxed);
-                        done += 1;
+                    let code = vals[idx as usize].load(Relaxed);
+                    if code & OUT_OF_SCOPE != 0 {
                         continue;
-                    };
-                    let (code, inner) = self.init_entry(&pos);
+                    }
                     if code & RESOLVED != 0 {
                         done += 1;
                     }
-                    // Waves must run at least as deep as any value known now; the pass
-                    // before that depth picks the entry up (mates go straight to pass 0).
                     let c = code & !RESOLVED;
                     if c > CODE_DRAW {
                         mt = mt.max(depth(c) as u64);
@@ -426,8 +644,6 @@ impl<'a> Solver<'a> {
                             marks.set(idx, depth(c));
                         }
                     }
-                    vals[idx as usize].store(code, Relaxed);
-                    Self::counts(&counters, h)[idx as usize].store(inner, Relaxed);
                 }
                 resolved.fetch_add(done, Relaxed);
                 max_t.fetch_max(mt, Relaxed);
@@ -444,8 +660,8 @@ impl<'a> Solver<'a> {
             let seeds = AtomicU64::new(0);
             let fresh = AtomicU64::new(0);
             for &h in halves {
-                let vals = Self::slot(&work, h);
-                let cnt = Self::counts(&counters, h);
+                let vals = Self::slot(work, h);
+                let cnt = Self::counts(counters, h);
                 let marks = marks_of(h);
                 let now = cur[h as usize].as_ref().expect("stored half");
                 let later = next[h as usize].as_ref().expect("stored half");
@@ -486,7 +702,7 @@ impl<'a> Solver<'a> {
                             let pos = self.layout.decode_valid(h, idx);
                             let lost = is_loss(code);
                             self.for_each_pred(idx, &pos, |ph, pi| {
-                                let pv = Self::slot(&work, ph);
+                                let pv = Self::slot(work, ph);
                                 let mark = next[ph as usize].as_ref().expect("stored half");
                                 if lost {
                                     // A move to a loss: the predecessor wins in n + 1 (it had
@@ -500,7 +716,7 @@ impl<'a> Solver<'a> {
                                     }
                                     return;
                                 }
-                                let left = Self::counts(&counters, ph)[pi as usize]
+                                let left = Self::counts(counters, ph)[pi as usize]
                                     .fetch_sub(1, Relaxed)
                                     - 1;
                                 if left != 0 {
@@ -537,19 +753,25 @@ impl<'a> Solver<'a> {
         }
         // What is left cannot be forced either way: a draw (for DTZ50, also every result that
         // needs more than 100 plies).
+        // With `by_level` this level's entries are final: no later level takes them in again.
+        let done = if by_level { OUT_OF_SCOPE } else { 0 };
         for &h in halves {
-            Self::slot(&work, h).par_iter().for_each(|a| {
+            Self::slot(work, h).par_iter().for_each(|a| {
                 let v = a.load(Relaxed);
-                if v & RESOLVED == 0 {
-                    a.store(RESOLVED | CODE_DRAW, Relaxed);
+                if v & OUT_OF_SCOPE == 0 {
+                    let v = if v & RESOLVED == 0 {
+                        RESOLVED | CODE_DRAW
+                    } else {
+                        v
+                    };
+                    a.store(v | done, Relaxed);
                 }
             });
         }
-        work
     }
 
     #[inline(always)]
-    fn counts(counters: &[Option<Vec<AtomicU8>>; 2], h: Half) -> &[AtomicU8] {
+    fn counts(counters: &Counters, h: Half) -> &[AtomicU8] {
         counters[h as usize].as_deref().expect("stored half")
     }
 
@@ -565,7 +787,7 @@ impl<'a> Solver<'a> {
     /// Also returns how many times un-moves from the entries of its non-terminal successors
     /// will reach this entry: by orbit counting, the sum over those moves of the successor's
     /// stabiliser, divided by the position's own (1 unless a position is its own mirror image).
-    fn init_entry(&self, pos: &TbPosition) -> (u16, u8) {
+    fn init_entry(&self, pos: &TbPosition, solved: Option<&Work>) -> (u16, u8) {
         let mover = pos.stm;
         let mut t = CODE_NONE;
         let mut any = false;
@@ -573,7 +795,7 @@ impl<'a> Solver<'a> {
         let mut inner = 0u32;
         for_each_move(pos, |succ, class| {
             any = true;
-            match self.terminal(mover, class, succ) {
+            match self.terminal(mover, class, succ, solved) {
                 Some(o) => t = better(t, o),
                 None => inner += self.layout.stabiliser(succ) as u32,
             }
@@ -592,6 +814,68 @@ impl<'a> Solver<'a> {
         }
         (t, inner)
     }
+
+    /// `init_entry` for DTM and DTZ at once (see `init_dtm_dtz`). A capture or promotion's
+    /// DTZ option is the win/draw/loss of its DTM value: the two metrics differ in depth only.
+    fn init_entry_dtm_dtz(&self, pos: &TbPosition) -> ((u16, u8), (u16, u8)) {
+        let mover = pos.stm;
+        let (mut tm, mut tz) = (CODE_NONE, CODE_NONE);
+        let (mut inner_m, mut inner_z) = (0u32, 0u32);
+        let (mut any, mut pushes) = (false, false);
+        for_each_move(pos, |succ, class| {
+            any = true;
+            match class {
+                MoveClass::Quiet => {
+                    let s = self.layout.stabiliser(succ) as u32;
+                    inner_m += s;
+                    inner_z += s;
+                }
+                MoveClass::Pawn => {
+                    inner_m += self.layout.stabiliser(succ) as u32;
+                    pushes = true;
+                }
+                MoveClass::Convert { captured, promoted } => {
+                    let v = self
+                        .subs
+                        .value(Metric::Dtm, mover, captured, promoted, succ);
+                    tm = better(tm, backed(dtm_plies(v)));
+                    tz = better(tz, zeroing(wdl_of(v)));
+                }
+            }
+            true
+        });
+        if !any {
+            let v = RESOLVED | if in_check(pos) { loss(0) } else { CODE_DRAW };
+            return ((v, 0), (v, 0));
+        }
+        let own = self.layout.stabiliser(pos) as u32;
+        let count = |inner: u32| {
+            debug_assert_eq!(inner % own, 0);
+            u8::try_from(inner / own)
+                .expect("un-move counter fits a byte (at most 2 x 90 arrivals)")
+        };
+        let (inner_m, inner_z) = (count(inner_m), count(inner_z));
+        let m = if inner_m == 0 { RESOLVED | tm } else { tm };
+        let z = if pushes {
+            tz | PUSHES_PENDING
+        } else if inner_z == 0 {
+            RESOLVED | tz
+        } else {
+            tz
+        };
+        ((m, inner_m), (z, inner_z))
+    }
+}
+
+/// Win/draw/loss (2/1/0, 3 none) of a working code without its flags.
+#[inline(always)]
+fn wdl_of_code(c: u16) -> u8 {
+    match c {
+        CODE_NONE => 3,
+        CODE_DRAW => 1,
+        c if is_win(c) => 2,
+        _ => 0,
+    }
 }
 
 /// Win/draw/loss of final working values.
@@ -599,16 +883,73 @@ pub fn wdl_of_work(work: &Work) -> Wdl {
     [0, 1].map(|h| {
         work[h].as_ref().map(|v| {
             v.par_iter()
-                .map(|a| {
-                    let c = a.load(Relaxed) & !RESOLVED;
-                    match c {
-                        CODE_NONE => 3,
-                        CODE_DRAW => 1,
-                        c if is_win(c) => 2,
-                        _ => 0,
-                    }
-                })
+                .map(|a| wdl_of_code(a.load(Relaxed) & !RESOLVED))
                 .collect()
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::egtb::generate::{gentb, open_subs, GenOptions};
+    use crate::egtb::index::EndgameIndex;
+    use crate::egtb::Material;
+
+    fn same(a: &Start, b: &Start) -> bool {
+        let eq8 = |x: &Counters, y: &Counters| {
+            (0..2).all(|h| match (&x[h], &y[h]) {
+                (Some(x), Some(y)) => x
+                    .iter()
+                    .zip(y)
+                    .all(|(p, q)| p.load(Relaxed) == q.load(Relaxed)),
+                (None, None) => true,
+                _ => false,
+            })
+        };
+        let eq16 = |x: &Work, y: &Work| {
+            (0..2).all(|h| match (&x[h], &y[h]) {
+                (Some(x), Some(y)) => x
+                    .iter()
+                    .zip(y)
+                    .all(|(p, q)| p.load(Relaxed) == q.load(Relaxed)),
+                (None, None) => true,
+                _ => false,
+            })
+        };
+        eq16(&a.work, &b.work) && eq8(&a.counters, &b.counters)
+    }
+
+    /// The shared DTM + DTZ init pass (with the pawn pushes settled after the DTM solve)
+    /// starts both solves exactly where their own init passes would.
+    #[test]
+    fn shared_init_equals_separate_inits() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = GenOptions {
+            dir: dir.path().to_path_buf(),
+            force: false,
+            progress: false,
+            verify: false,
+            full_dtz50: false,
+        };
+        for name in ["KPK", "KBNK"] {
+            let m = Material::parse(name).unwrap();
+            let subs: Vec<Material> = m
+                .sub_endgames()
+                .into_iter()
+                .filter(|s| s.men() > 2)
+                .collect();
+            gentb(&subs, &opts, &mut |_| {}).unwrap();
+            let subs = SubTables::new(&m, open_subs(dir.path(), &m).unwrap());
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let dtm = Solver::new(&layout, &subs, Metric::Dtm, None);
+            let (dtm_start, dtz_start) = dtm.init_dtm_dtz();
+            assert!(same(&dtm_start, &dtm.init()), "{name} DTM");
+            let wdl = wdl_of_work(&dtm.run(Some(dtm_start), &|_, _| {}));
+            let dtz = Solver::new(&layout, &subs, Metric::Dtz, Some(&wdl));
+            dtz.settle_pushes(&dtz_start);
+            assert!(same(&dtz_start, &dtz.init()), "{name} DTZ");
+        }
+    }
 }
