@@ -10,6 +10,10 @@
 //! mark candidates, which a forward check resolves as losses in n + 1 once every non-terminal
 //! move leads to a resolved win (Thompson's "verify" step). So the loser's own conversion
 //! (Diagram 1) is just a terminal option that the forward passes weigh with the others.
+//!
+//! DTM and DTZ share one init pass when memory allows (`Solver::init_dtm_dtz`). DTZ50 of an
+//! endgame with pawns is solved one pawn level at a time (`Solver::run_by_pawn_level`), so
+//! that every pawn push's target is final before its value is needed.
 
 use super::layout::Layout;
 use super::moves::{for_each_move, for_each_pawn_push, for_each_unmove, in_check, MoveClass, NONE};
