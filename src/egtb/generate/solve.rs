@@ -900,28 +900,23 @@ mod tests {
     use crate::egtb::index::EndgameIndex;
     use crate::egtb::Material;
 
+    /// Every entry's (value, counter), per half.
+    fn values(s: &Start) -> Vec<Option<Vec<(u16, u8)>>> {
+        (0..2)
+            .map(|h| {
+                let (w, c) = (s.work[h].as_ref()?, s.counters[h].as_ref()?);
+                Some(
+                    w.iter()
+                        .zip(c)
+                        .map(|(a, n)| (a.load(Relaxed), n.load(Relaxed)))
+                        .collect(),
+                )
+            })
+            .collect()
+    }
+
     fn same(a: &Start, b: &Start) -> bool {
-        let eq8 = |x: &Counters, y: &Counters| {
-            (0..2).all(|h| match (&x[h], &y[h]) {
-                (Some(x), Some(y)) => x
-                    .iter()
-                    .zip(y)
-                    .all(|(p, q)| p.load(Relaxed) == q.load(Relaxed)),
-                (None, None) => true,
-                _ => false,
-            })
-        };
-        let eq16 = |x: &Work, y: &Work| {
-            (0..2).all(|h| match (&x[h], &y[h]) {
-                (Some(x), Some(y)) => x
-                    .iter()
-                    .zip(y)
-                    .all(|(p, q)| p.load(Relaxed) == q.load(Relaxed)),
-                (None, None) => true,
-                _ => false,
-            })
-        };
-        eq16(&a.work, &b.work) && eq8(&a.counters, &b.counters)
+        values(a) == values(b)
     }
 
     /// The shared DTM + DTZ init pass (with the pawn pushes settled after the DTM solve)
