@@ -493,14 +493,19 @@ impl<'a> Solver<'a> {
         Start::alloc(self.layout)
     }
 
-    /// Calls `f(idx, position or None if broken)` for every entry of half `h`, in parallel.
-    fn for_each_entry(&self, h: Half, f: impl Fn(u64, Option<&TbPosition>) + Sync) {
+    /// Calls `f(idx)` for every entry of half `h`, in parallel chunks.
+    fn for_each_index(&self, h: Half, f: impl Fn(u64) + Sync) {
         let size = self.layout.size(h);
         (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                f(idx, self.layout.decode(h, idx).as_ref());
+                f(idx);
             }
         });
+    }
+
+    /// Calls `f(idx, position or None if broken)` for every entry of half `h`, in parallel.
+    fn for_each_entry(&self, h: Half, f: impl Fn(u64, Option<&TbPosition>) + Sync) {
+        self.for_each_index(h, |idx| f(idx, self.layout.decode(h, idx).as_ref()));
     }
 
     /// Adds the pawn-push options of the entries `init_dtm_dtz` left pending (DTZ and DTZ50:
@@ -510,29 +515,26 @@ impl<'a> Solver<'a> {
         for &h in &Half::BOTH {
             let vals = Self::slot(&start.work, h);
             let cnt = Self::counts(&start.counters, h);
-            let size = self.layout.size(h);
-            (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                    let v = vals[idx as usize].load(Relaxed);
-                    if v & PUSHES_PENDING == 0 {
-                        continue;
-                    }
-                    let mut t = v & !PUSHES_PENDING;
-                    let pos = self.layout.decode_valid(h, idx);
-                    for_each_pawn_push(&pos, |succ| {
-                        let (sh, si) = self
-                            .layout
-                            .encode(succ)
-                            .expect("legal successor has an entry");
-                        let w = wdl[sh as usize].as_ref().expect("stored half")[si as usize];
-                        t = better(t, zeroing(w));
-                        true
-                    });
-                    if cnt[idx as usize].load(Relaxed) == 0 {
-                        t |= RESOLVED;
-                    }
-                    vals[idx as usize].store(t, Relaxed);
+            self.for_each_index(h, |idx| {
+                let v = vals[idx as usize].load(Relaxed);
+                if v & PUSHES_PENDING == 0 {
+                    return;
                 }
+                let mut t = v & !PUSHES_PENDING;
+                let pos = self.layout.decode_valid(h, idx);
+                for_each_pawn_push(&pos, |succ| {
+                    let (sh, si) = self
+                        .layout
+                        .encode(succ)
+                        .expect("legal successor has an entry");
+                    let w = wdl[sh as usize].as_ref().expect("stored half")[si as usize];
+                    t = better(t, zeroing(w));
+                    true
+                });
+                if cnt[idx as usize].load(Relaxed) == 0 {
+                    t |= RESOLVED;
+                }
+                vals[idx as usize].store(t, Relaxed);
             });
         }
     }
@@ -571,22 +573,19 @@ impl<'a> Solver<'a> {
             for &h in &Half::BOTH {
                 let vals = Self::slot(&start.work, h);
                 let cnt = Self::counts(&start.counters, h);
-                let size = self.layout.size(h);
-                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                    for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                        // Not started (final entries carry RESOLVED) and of this level.
-                        if vals[idx as usize].load(Relaxed) != OUT_OF_SCOPE
-                            || self.layout.pawn_level(h, idx) != level
-                        {
-                            continue;
-                        }
-                        let (code, inner) = match self.layout.decode(h, idx) {
-                            None => (RESOLVED | CODE_NONE, 0),
-                            Some(pos) => self.init_entry(&pos, Some(&start.work)),
-                        };
-                        vals[idx as usize].store(code, Relaxed);
-                        cnt[idx as usize].store(inner, Relaxed);
+                self.for_each_index(h, |idx| {
+                    // Not started (final entries carry RESOLVED) and of this level.
+                    if vals[idx as usize].load(Relaxed) != OUT_OF_SCOPE
+                        || self.layout.pawn_level(h, idx) != level
+                    {
+                        return;
                     }
+                    let (code, inner) = match self.layout.decode(h, idx) {
+                        None => (RESOLVED | CODE_NONE, 0),
+                        Some(pos) => self.init_entry(&pos, Some(&start.work)),
+                    };
+                    vals[idx as usize].store(code, Relaxed);
+                    cnt[idx as usize].store(inner, Relaxed);
                 });
             }
             self.waves(&start, true, on_pass);
