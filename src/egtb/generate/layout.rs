@@ -49,6 +49,13 @@ const BINOM: [[u64; 5]; 65] = {
     b
 };
 
+/// The steps the pawns of `pos` still have to make to promote, summed.
+fn pawn_level_of(pos: &TbPosition) -> u8 {
+    let p = PieceType::Pawn.index();
+    let (w, b) = (pos.pieces[0][p], pos.pieces[1][p]);
+    w.into_iter().map(|s| 7 - s.rank()).sum::<u8>() + b.into_iter().map(|s| s.rank()).sum::<u8>()
+}
+
 /// One group of like men.
 #[derive(Clone, Debug)]
 struct Group {
@@ -427,12 +434,9 @@ impl<'a> Layout<'a> {
     /// it. 0 only for broken e.p. entries.
     pub fn pawn_level(&self, h: Half, idx: u64) -> u8 {
         if idx >= self.plain {
-            return self.unpack::<false>(h, idx).map_or(0, |pos| {
-                let p = PieceType::Pawn.index();
-                let (w, b) = (pos.pieces[0][p], pos.pieces[1][p]);
-                w.into_iter().map(|s| 7 - s.rank()).sum::<u8>()
-                    + b.into_iter().map(|s| s.rank()).sum::<u8>()
-            });
+            return self
+                .unpack::<false>(h, idx)
+                .map_or(0, |pos| pawn_level_of(&pos));
         }
         self.groups
             .iter()
@@ -541,11 +545,6 @@ mod tests {
             let m = Material::parse(name).unwrap();
             let index = EndgameIndex::new(&m);
             let layout = Layout::new(&index);
-            let level = |pos: &TbPosition| -> u8 {
-                let (w, b) = (pos.pieces[0][0], pos.pieces[1][0]);
-                w.into_iter().map(|s| 7 - s.rank()).sum::<u8>()
-                    + b.into_iter().map(|s| s.rank()).sum::<u8>()
-            };
             let (mut pushes, mut others) = (0u64, 0u64);
             for h in Half::BOTH {
                 for idx in 0..layout.size(h) {
@@ -553,7 +552,7 @@ mod tests {
                         continue;
                     };
                     let l = layout.pawn_level(h, idx);
-                    assert_eq!(l, level(&pos), "{name} {idx}");
+                    assert_eq!(l, pawn_level_of(&pos), "{name} {idx}");
                     assert!(l >= 1 && l <= layout.max_pawn_level(), "{name} {idx}");
                     for_each_move(&pos, |succ, class| {
                         match class {

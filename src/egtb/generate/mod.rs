@@ -285,20 +285,18 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let layout = Layout::new(&index);
     let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
     let bar = progress_bar(opts, total);
-    let solve =
-        |metric: Metric, pawn_wdl: Option<&Wdl>, round: u32, start: Option<Start>| -> Work {
-            let label = if round > 1 {
-                format!("{m} {} round {round}", metric.name())
-            } else {
-                format!("{m} {}", metric.name())
-            };
-            bar.set_position(0);
-            let on_pass = |pass: u32, resolved: u64| {
-                bar.set_message(format!("{label} pass {pass}"));
-                bar.set_position(resolved);
-            };
-            Solver::new(&layout, &subs, metric, pawn_wdl).run(start, &on_pass)
-        };
+    let bar = &bar;
+    let progress = |label: String| {
+        bar.set_position(0);
+        move |pass: u32, resolved: u64| {
+            bar.set_message(format!("{label} pass {pass}"));
+            bar.set_position(resolved);
+        }
+    };
+    let solve = |metric: Metric, pawn_wdl: Option<&Wdl>, start: Option<Start>| -> Work {
+        let on_pass = progress(format!("{m} {}", metric.name()));
+        Solver::new(&layout, &subs, metric, pawn_wdl).run(start, &on_pass)
+    };
     let nalimov = |work: &Work| -> Work {
         let out = to_nalimov(&layout, work);
         bar.set_message(format!("{m} writing"));
@@ -309,18 +307,14 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     // it alive): peak memory is what limits the largest endgames.
     // DTM's and DTZ's init passes are one when both metrics' arrays fit beside each other
     // (6 bytes an entry instead of 3); the largest endgames keep two passes and their memory.
-    let dtz_start = if total * 6 <= SHARED_INIT_BYTES {
-        let (dtm_start, dtz_start) = Solver::new(&layout, &subs, Metric::Dtm, None).init_dtm_dtz();
+    let (dtm_start, dtz_start) = if total * 6 <= SHARED_INIT_BYTES {
         bar.set_message(format!("{m} init"));
-        Some((dtm_start, dtz_start))
+        let (a, b) = Solver::new(&layout, &subs, Metric::Dtm, None).init_dtm_dtz();
+        (Some(a), Some(b))
     } else {
-        None
+        (None, None)
     };
-    let (dtm_start, dtz_start) = match dtz_start {
-        Some((a, b)) => (Some(a), Some(b)),
-        None => (None, None),
-    };
-    let dtm_work = solve(Metric::Dtm, None, 1, dtm_start);
+    let dtm_work = solve(Metric::Dtm, None, dtm_start);
     let wdl = wdl_of_work(&dtm_work);
     let dtm = nalimov(&dtm_work);
     drop(dtm_work);
@@ -334,7 +328,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         Some(s) if clean && !m.has_pawns() => Some(s.copy()),
         _ => None,
     };
-    let dtz_work = solve(Metric::Dtz, Some(&wdl), 1, dtz_start);
+    let dtz_work = solve(Metric::Dtz, Some(&wdl), dtz_start);
     let dtz = nalimov(&dtz_work);
     drop(dtz_work);
     let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
@@ -359,11 +353,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
         drop(wdl);
         let solver = Solver::new(&layout, &subs, Metric::Dtz50, None);
-        bar.set_position(0);
-        let on_pass = |pass: u32, resolved: u64| {
-            bar.set_message(format!("{m} dtz50 pass {pass}"));
-            bar.set_position(resolved);
-        };
+        let on_pass = progress(format!("{m} dtz50"));
         let dtz50_work = if m.has_pawns() {
             levels = layout.max_pawn_level() as u32;
             solver.run_by_pawn_level(&on_pass)

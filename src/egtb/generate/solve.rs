@@ -401,6 +401,16 @@ impl<'a> Solver<'a> {
         })
     }
 
+    /// The entry of `succ`, a legal successor that stays in this endgame.
+    #[inline(always)]
+    fn own_entry(&self, succ: &TbPosition) -> (Half, usize) {
+        let (h, i) = self
+            .layout
+            .encode(succ)
+            .expect("legal successor has an entry");
+        (h, i as usize)
+    }
+
     /// Value for the mover of a terminal move, or None if the move is not terminal for this
     /// metric.
     #[inline]
@@ -416,21 +426,15 @@ impl<'a> Solver<'a> {
             MoveClass::Pawn => match (solved, self.pawn_wdl) {
                 // By pawn level: the push's target, a lower level, is final in `solved`.
                 (Some(work), _) => {
-                    let (h, i) = self
-                        .layout
-                        .encode(succ)
-                        .expect("legal successor has an entry");
-                    let v = Self::slot(work, h)[i as usize].load(Relaxed);
+                    let (h, i) = self.own_entry(succ);
+                    let v = Self::slot(work, h)[i].load(Relaxed);
                     debug_assert!(v & RESOLVED != 0, "a lower pawn level is solved");
                     Some(zeroing(wdl_of_code(v & !(RESOLVED | OUT_OF_SCOPE))))
                 }
                 (None, None) => None, // DTM: a pawn move stays in the table's own waves
                 (None, Some(wdl)) => {
-                    let (h, i) = self
-                        .layout
-                        .encode(succ)
-                        .expect("legal successor has an entry");
-                    let w = wdl[h as usize].as_ref().expect("stored half")[i as usize];
+                    let (h, i) = self.own_entry(succ);
+                    let w = wdl[h as usize].as_ref().expect("stored half")[i];
                     Some(zeroing(w))
                 }
             },
@@ -523,11 +527,8 @@ impl<'a> Solver<'a> {
                 let mut t = v & !PUSHES_PENDING;
                 let pos = self.layout.decode_valid(h, idx);
                 for_each_pawn_push(&pos, |succ| {
-                    let (sh, si) = self
-                        .layout
-                        .encode(succ)
-                        .expect("legal successor has an entry");
-                    let w = wdl[sh as usize].as_ref().expect("stored half")[si as usize];
+                    let (sh, si) = self.own_entry(succ);
+                    let w = wdl[sh as usize].as_ref().expect("stored half")[si];
                     t = better(t, zeroing(w));
                     true
                 });
