@@ -6,6 +6,8 @@
 //! missing tables are generated into DIR first (`engine gentb` does the same). Env
 //! PLAYOUT_GAMES: positions per endgame and clock (default 50).
 
+#[path = "../tests/common/bench_args.rs"]
+mod bench_args;
 #[path = "../tests/common/playout.rs"]
 mod playout;
 
@@ -13,19 +15,10 @@ use fortress::egtb::generate::{gentb, GenOptions};
 use fortress::egtb::probe::Tablebases;
 use fortress::egtb::Material;
 use playout::{play, won_positions, End};
-use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let Some(dir) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: cargo bench --bench playout -- DIR [ENDGAME ...]");
-        return;
-    };
-    let mut names: Vec<String> = args[1..].to_vec();
+    let (dir, mut names) = bench_args::dir_and_endgames("playout");
     if names.is_empty() {
         names = ["KBBKN", "KNNKP", "KQKRP", "KRPKR"]
             .map(String::from)

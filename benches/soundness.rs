@@ -4,24 +4,18 @@
 //! exits with status 1 if any claim is wrong.
 //! Run: `cargo bench --bench soundness -- DIR [ENDGAME ...]` (default: every table in DIR).
 
+#[path = "../tests/common/bench_args.rs"]
+mod bench_args;
 #[path = "../tests/common/soundness.rs"]
 mod soundness;
 
 use fortress::egtb::{EndgameTables, Material};
-use std::path::PathBuf;
 use std::time::Instant;
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let Some(dir) = args.first().map(PathBuf::from) else {
-        eprintln!("usage: cargo bench --bench soundness -- DIR [ENDGAME ...]");
-        std::process::exit(2);
-    };
-    let names: Vec<String> = if args.len() > 1 {
-        args[1..].to_vec()
+    let (dir, named) = bench_args::dir_and_endgames("soundness");
+    let names: Vec<String> = if !named.is_empty() {
+        named
     } else {
         let mut v: Vec<String> = std::fs::read_dir(&dir)
             .expect("table directory")
