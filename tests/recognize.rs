@@ -4,7 +4,7 @@
 
 use fortress::chess::{Color, Position, Square};
 use fortress::recognize::blockage::{cannot_win, structure};
-use fortress::recognize::{kpk, recognize, BlockageTable, Bound, Men, Outcome};
+use fortress::recognize::{kpk, recognize, BlockageTable, Bound, Men, Outcome, Wanted};
 
 /// A position from a FEN whose castling and en-passant fields may be left out.
 fn men(fen: &str) -> Men {
@@ -727,16 +727,22 @@ fn random_endings_hash_and_mirror_agree() {
             assert_eq!(table.cannot_win(m, c), direct);
             assert_eq!(cannot_win(&m.mirrored(), !c), direct);
         }
-        let expected = match (
-            cannot_win(m, m.side_to_move),
-            cannot_win(m, !m.side_to_move),
-        ) {
-            (true, true) => Some(Bound::Exact(Outcome::Draw)),
-            (true, false) => Some(Bound::AtMostDraw),
-            (false, true) => Some(Bound::AtLeastDraw),
-            (false, false) => None,
-        };
-        assert_eq!(table.bound(m), expected);
+        let us = cannot_win(m, m.side_to_move);
+        let them = cannot_win(m, !m.side_to_move);
+        // Each choice of wanted claims gets exactly its part.
+        for (at_most_draw, at_least_draw) in [(true, true), (true, false), (false, true)] {
+            let expected = match (us && at_most_draw, them && at_least_draw) {
+                (true, true) => Some(Bound::Exact(Outcome::Draw)),
+                (true, false) => Some(Bound::AtMostDraw),
+                (false, true) => Some(Bound::AtLeastDraw),
+                (false, false) => None,
+            };
+            let wanted = Wanted {
+                at_most_draw,
+                at_least_draw,
+            };
+            assert_eq!(table.bound(m, wanted), expected, "{wanted:?}");
+        }
     }
     // The scattered-king figure positions must produce some blockages, or the test is vacuous.
     assert!(blocked > 100, "{blocked}");

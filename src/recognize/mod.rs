@@ -9,7 +9,7 @@ pub mod blockage;
 pub mod kpk;
 pub mod material;
 
-pub use blockage::{BlockageTable, ProbeStats};
+pub use blockage::{BlockageTable, ProbeStats, Wanted};
 pub use material::recognize;
 
 use crate::chess::{Bitboard, Color, PieceType, Position, Square};

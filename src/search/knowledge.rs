@@ -6,7 +6,7 @@
 use super::value::{table_mate, Value, DRAW};
 use crate::chess::{Color, PieceType, Position};
 use crate::egtb::probe::{material_key, position_material, TbProbe, TbReader, Wdl};
-use crate::recognize::{self, BlockageTable, Bound, Men, Outcome};
+use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, Wanted};
 
 /// What is known about a node without searching it, for the side to move.
 pub enum Verdict {
@@ -123,7 +123,9 @@ impl Knowledge {
         }
     }
 
-    pub fn probe(&mut self, pos: &Position, ply: usize) -> Verdict {
+    /// What is known of `pos`; the blockage detector looks only for the draw bounds `wanted`
+    /// (material recognizers and tables answer in full: they cost little).
+    pub fn probe(&mut self, pos: &Position, ply: usize, wanted: Wanted) -> Verdict {
         if pos.insufficient_material() {
             return Verdict::Exact(DRAW);
         }
@@ -146,7 +148,7 @@ impl Knowledge {
         let pawn_ending =
             pos.occupied() == pos.kind_bb(PieceType::Pawn) | pos.kind_bb(PieceType::King);
         let blockage = if self.use_blockage && pawn_ending {
-            self.blockage.bound(&men)
+            self.blockage.bound(&men, wanted)
         } else {
             None
         };

@@ -11,6 +11,7 @@ use super::value::{is_mate_score, mate_in, mate_moves, mated_in, Value, DRAW, IN
 use crate::chess::movegen::MAX_MOVES;
 use crate::chess::{generate, Gen, Move, MoveList, PieceType, Position};
 use crate::eval::{evaluate_cached, PawnCache};
+use crate::recognize::Wanted;
 use once_cell::sync::Lazy;
 use std::sync::atomic::Ordering;
 
@@ -315,7 +316,12 @@ impl<'a> Worker<'a> {
         beta: Value,
         ply: usize,
     ) -> Result<(Value, Value), Value> {
-        let (lo, hi) = match self.knowledge.probe(&self.pos, ply) {
+        // A draw bound narrows the window only when the draw lies inside it (Figure 5).
+        let wanted = Wanted {
+            at_most_draw: beta > DRAW,
+            at_least_draw: alpha < DRAW,
+        };
+        let (lo, hi) = match self.knowledge.probe(&self.pos, ply, wanted) {
             Verdict::Exact(v) => return Err(v),
             Verdict::AtMost(v) => (-INFINITE, v),
             Verdict::AtLeast(v) => (v, INFINITE),
