@@ -132,26 +132,19 @@ impl Knowledge {
         if let Some(v) = self.table(pos, ply) {
             return Verdict::Exact(v);
         }
-        // The material recognizers need a bare king, or no pawns and no heavy piece; the blockage
-        // detector kings and pawns only. Most nodes are neither, and skip building `Men`.
+        // The material recognizers need a bare king, or no pawns and no heavy piece; skip the
+        // call everywhere else (most nodes).
         let bare = |c: Color| pos.color_bb(c) == pos.pieces(c, PieceType::King);
         let heavy_or_pawns = pos.kind_bb(PieceType::Pawn)
             | pos.kind_bb(PieceType::Rook)
             | pos.kind_bb(PieceType::Queen);
-        let ask_material = bare(Color::White) || bare(Color::Black) || heavy_or_pawns.is_empty();
-        let ask_blockage = self.use_blockage
-            && pos.occupied() == pos.kind_bb(PieceType::Pawn) | pos.kind_bb(PieceType::King);
-        if !ask_material && !ask_blockage {
-            return Verdict::Unknown;
-        }
-        let men = Men::from(pos);
-        let material = if ask_material {
-            recognize::recognize(&men)
+        let material = if bare(Color::White) || bare(Color::Black) || heavy_or_pawns.is_empty() {
+            recognize::recognize(&Men::from(pos))
         } else {
             None
         };
-        let blockage = if ask_blockage {
-            self.blockage.bound(&men, wanted)
+        let blockage = if self.use_blockage {
+            Men::of_pawn_ending(pos).and_then(|men| self.blockage.bound(&men, wanted))
         } else {
             None
         };
