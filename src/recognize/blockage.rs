@@ -8,7 +8,7 @@
 
 use super::{Bound, Men, Outcome};
 use crate::chess::attacks::king_attacks;
-use crate::chess::{Bitboard, Color, PieceType};
+use crate::chess::{Bitboard, Color, PieceType, Position, Square};
 
 const FILE_A: u64 = Bitboard::FILE_A.0;
 const FILE_H: u64 = Bitboard::FILE_H.0;
@@ -39,7 +39,9 @@ fn pawn_attacks_of(color: Color, pawns: u64) -> u64 {
 /// this, and it costs a few instructions.
 #[inline(always)]
 fn steps_east_from_every_file(marked: u64) -> bool {
-    let mut x = marked & (marked >> 1) & !FILE_H;
+    // A pair starting on the h-file wraps onto the next rank's a-file; only files a to g are
+    // read at the end, so it needs no mask.
+    let mut x = marked & (marked >> 1);
     x |= x >> 32;
     x |= x >> 16;
     x |= x >> 8;
@@ -373,19 +375,17 @@ pub fn structure(men: &Men, attacker: Color) -> Structure {
 /// the defender not in zugzwang (note 3): its king has an empty neighbour no man of the attacker
 /// attacks. With the attacker to move that square must also survive any one attacking move: we
 /// remove every square a pawn push or a king step could cover (a superset, so still sound).
-fn kings_hold(v: &Verdict, men: &Men, attacker: Color) -> bool {
-    let defender = !attacker;
-    let (Some(ak), Some(dk)) = (men.king(attacker), men.king(defender)) else {
-        return false;
-    };
+fn kings_hold(v: &Verdict, ending: &PawnEnding, attacker: Color) -> bool {
+    let ak = ending.kings[attacker.index()];
+    let dk = ending.kings[(!attacker).index()];
     if v.attacker_king & bit(ak.0) == 0 || v.defender_king & bit(dk.0) == 0 {
         return false;
     }
-    let pawns = men.get(attacker, PieceType::Pawn).0;
-    let occupied = men.occupied().0;
+    let pawns = ending.pawns[attacker.index()];
+    let occupied = ending.pawns[0] | ending.pawns[1] | bit(ak.0) | bit(dk.0);
     let covered = pawn_attacks_of(attacker, pawns) | king_attacks(ak).0;
     let mut free = king_attacks(dk).0 & !occupied & !covered;
-    if men.side_to_move == attacker {
+    if ending.side_to_move == attacker {
         let (single, double) = match attacker {
             Color::White => {
                 let s = (pawns << 8) & !occupied;
@@ -405,24 +405,58 @@ fn kings_hold(v: &Verdict, men: &Men, attacker: Color) -> bool {
     free != 0
 }
 
+/// A position the detector can judge: kings and pawns only, one king a side, no en-passant
+/// capture pending. Built straight from the search's position, so a probe copies four words.
+#[derive(Copy, Clone, Debug)]
+pub struct PawnEnding {
+    pawns: [u64; 2],
+    kings: [Square; 2],
+    side_to_move: Color,
+}
+
+impl PawnEnding {
+    #[inline(always)]
+    pub fn of_position(pos: &Position) -> Option<PawnEnding> {
+        let pawns = pos.kind_bb(PieceType::Pawn);
+        if pos.occupied() != pawns | pos.kind_bb(PieceType::King) || pos.ep_square().is_some() {
+            return None;
+        }
+        Some(PawnEnding {
+            pawns: [
+                (pawns & pos.color_bb(Color::White)).0,
+                (pawns & pos.color_bb(Color::Black)).0,
+            ],
+            kings: [pos.king_square(Color::White), pos.king_square(Color::Black)],
+            side_to_move: pos.side_to_move(),
+        })
+    }
+
+    pub fn of_men(men: &Men) -> Option<PawnEnding> {
+        if !men.is_pawn_ending() || men.en_passant.is_some() {
+            return None;
+        }
+        Some(PawnEnding {
+            pawns: [
+                men.get(Color::White, PieceType::Pawn).0,
+                men.get(Color::Black, PieceType::Pawn).0,
+            ],
+            kings: [men.king(Color::White)?, men.king(Color::Black)?],
+            side_to_move: men.side_to_move,
+        })
+    }
+}
+
 /// "`attacker` cannot win": an upper bound of DRAW for it (Figure 5), without the pawn hash.
 /// False whenever the detector is unsure, and for anything but a pawn ending with both kings and
 /// no en-passant capture pending.
 pub fn cannot_win(men: &Men, attacker: Color) -> bool {
-    if !applies(men) {
-        return false;
-    }
-    let wp = men.get(Color::White, PieceType::Pawn).0;
-    let bp = men.get(Color::Black, PieceType::Pawn).0;
-    kings_hold(&pawn_verdict(wp, bp, attacker), men, attacker)
-}
-
-#[inline(always)]
-fn applies(men: &Men) -> bool {
-    men.is_pawn_ending()
-        && men.en_passant.is_none()
-        && men.king(Color::White).is_some()
-        && men.king(Color::Black).is_some()
+    PawnEnding::of_men(men).is_some_and(|e| {
+        kings_hold(
+            &pawn_verdict(e.pawns[0], e.pawns[1], attacker),
+            &e,
+            attacker,
+        )
+    })
 }
 
 /// Whether a cheap superset of `attacker`'s marks (its pawns with a pawn in front of them, the
@@ -431,9 +465,11 @@ fn applies(men: &Men) -> bool {
 #[inline(always)]
 fn may_hold_fence(white_pawns: u64, black_pawns: u64, attacker: Color) -> bool {
     let pawns = white_pawns | black_pawns;
+    // The attacks are shifted without the edge-file masks: a wrapped bit only adds a mark, and a
+    // superset of the marks is all the filter needs.
     steps_east_from_every_file(match attacker {
-        Color::White => (white_pawns & (pawns >> 8)) | down_attacks(black_pawns),
-        Color::Black => (black_pawns & (pawns << 8)) | up_attacks(white_pawns),
+        Color::White => (white_pawns & (pawns >> 8)) | (black_pawns >> 9) | (black_pawns >> 7),
+        Color::Black => (black_pawns & (pawns << 8)) | (white_pawns << 7) | (white_pawns << 9),
     })
 }
 
@@ -510,6 +546,7 @@ pub struct BlockageTable {
     slots: Box<[Entry]>,
     shift: u32,
     stats: ProbeStats,
+    claims: u64,
 }
 
 impl BlockageTable {
@@ -520,25 +557,41 @@ impl BlockageTable {
             slots: vec![EMPTY_ENTRY; 1 << log2_slots].into_boxed_slice(),
             shift: 64 - log2_slots,
             stats: ProbeStats::default(),
+            claims: 0,
         }
     }
 
     /// "`attacker` cannot win" (see `cannot_win`), with the pawn-only part from the hash.
     pub fn cannot_win(&mut self, men: &Men, attacker: Color) -> bool {
-        applies(men) && self.holds(men, attacker)
+        PawnEnding::of_men(men).is_some_and(|e| self.holds(&e, attacker))
     }
 
     /// The `wanted` claims for the search (Figure 5), from the side to move's point of view:
     /// `AtMostDraw` (set `beta = DRAW`, or return DRAW if `alpha >= DRAW`) when it cannot win,
     /// `AtLeastDraw` (raise `alpha` to DRAW) when its opponent cannot, `Exact(Draw)` when neither
     /// can. A claim not wanted is not looked for.
-    pub fn bound(&mut self, men: &Men, wanted: Wanted) -> Option<Bound> {
-        if !applies(men) {
-            return None;
+    #[inline(always)]
+    pub fn bound(&mut self, ending: &PawnEnding, wanted: Wanted) -> Option<Bound> {
+        // Inlined up to the cheap filter, which turns away most structures before any call.
+        let [wp, bp] = ending.pawns;
+        let stm = ending.side_to_move;
+        let us = wanted.at_most_draw && may_hold_fence(wp, bp, stm);
+        let them = wanted.at_least_draw && may_hold_fence(wp, bp, !stm);
+        if us || them {
+            self.bound_past_filter(ending, us, them)
+        } else {
+            None
         }
-        let stm = men.side_to_move;
-        let us = wanted.at_most_draw && self.holds(men, stm);
-        let them = wanted.at_least_draw && self.holds(men, !stm);
+    }
+
+    /// `bound` for the claims whose structures passed the filter: the pawn-only verdicts from the
+    /// hash, then the kings.
+    #[inline(never)]
+    fn bound_past_filter(&mut self, ending: &PawnEnding, us: bool, them: bool) -> Option<Bound> {
+        let stm = ending.side_to_move;
+        let us = us && self.holds_past_filter(ending, stm);
+        let them = them && self.holds_past_filter(ending, !stm);
+        self.claims += (us || them) as u64;
         match (us, them) {
             (true, true) => Some(Bound::Exact(Outcome::Draw)),
             (true, false) => Some(Bound::AtMostDraw),
@@ -547,22 +600,22 @@ impl BlockageTable {
         }
     }
 
-    /// "`attacker` cannot win" in a pawn ending with both kings: the cheap filter, the pawn-only
-    /// verdict from the hash, then the kings.
+    /// "`attacker` cannot win": the cheap filter, then the rest.
+    fn holds(&mut self, ending: &PawnEnding, attacker: Color) -> bool {
+        may_hold_fence(ending.pawns[0], ending.pawns[1], attacker)
+            && self.holds_past_filter(ending, attacker)
+    }
+
     #[inline(always)]
-    fn holds(&mut self, men: &Men, attacker: Color) -> bool {
-        let wp = men.get(Color::White, PieceType::Pawn).0;
-        let bp = men.get(Color::Black, PieceType::Pawn).0;
-        if !may_hold_fence(wp, bp, attacker) {
-            return false;
-        }
-        let verdict = self.verdict(wp, bp, attacker);
-        !verdict.is_none() && kings_hold(&verdict, men, attacker)
+    fn holds_past_filter(&mut self, ending: &PawnEnding, attacker: Color) -> bool {
+        let verdict = self.verdict(ending, attacker);
+        !verdict.is_none() && kings_hold(&verdict, ending, attacker)
     }
 
     /// The pawn-only verdict for `attacker`: from the slot, or worked out and stored.
     #[inline(always)]
-    fn verdict(&mut self, wp: u64, bp: u64, attacker: Color) -> Verdict {
+    fn verdict(&mut self, ending: &PawnEnding, attacker: Color) -> Verdict {
+        let [wp, bp] = ending.pawns;
         let index = (wp.wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ bp.wrapping_mul(0x6A09_E667_F3BC_C909))
         .rotate_left(17)
@@ -582,10 +635,16 @@ impl BlockageTable {
         self.stats
     }
 
+    /// The claims `bound` has made since the last call.
+    pub fn take_claims(&mut self) -> u64 {
+        std::mem::take(&mut self.claims)
+    }
+
     /// Empties every slot and zeroes the counters (new game).
     pub fn clear(&mut self) {
         self.slots.fill(EMPTY_ENTRY);
         self.stats = ProbeStats::default();
+        self.claims = 0;
     }
 }
 
@@ -784,18 +843,53 @@ mod tests {
     }
 
     #[test]
+    fn search_and_men_views_of_a_position_agree() {
+        // The search builds its view from the position (with the incremental pawn key), the
+        // tests from `Men`: same pawns, kings and side to move, so the same claims.
+        let mut from_search = BlockageTable::new(8);
+        let mut from_men = BlockageTable::new(8);
+        let fens = [
+            "8/4k3/8/p1p1p1p1/P1P1P1P1/8/4K3/8 w - - 0 1",
+            "8/4k3/8/p1p1p1p1/P1P1P1P1/8/3K4/8 b - - 0 1",
+            "8/5k2/1p1p4/p1p1p1p1/P1P1P1P1/1PP1P3/3P1K2/8 b - - 0 1",
+            "8/3k4/5p2/p1p1p1p1/P1P1PPP1/8/3K4/8 w - - 0 1",
+            "8/k7/3p4/p2P1p2/P2P1P2/8/8/K7 w - - 0 1",
+        ];
+        let mut claims = 0;
+        for fen in fens {
+            let pos = Position::from_fen(fen).unwrap();
+            let searched = PawnEnding::of_position(&pos).unwrap();
+            let built = PawnEnding::of_men(&Men::from(&pos)).unwrap();
+            assert_eq!(searched.pawns, built.pawns, "{fen}");
+            assert_eq!(searched.kings, built.kings, "{fen}");
+            assert_eq!(searched.side_to_move, built.side_to_move, "{fen}");
+            let b = from_search.bound(&searched, Wanted::BOTH);
+            assert_eq!(b, from_men.bound(&built, Wanted::BOTH), "{fen}");
+            claims += b.is_some() as u32;
+        }
+        assert!(claims >= 3, "the blocked positions must be claimed");
+        // A position with a piece, or with an en-passant capture pending, is not for the detector.
+        for fen in [
+            "8/4k3/8/p1p1p1p1/P1P1P1P1/8/4K3/7N w - - 0 1",
+            "8/3k4/8/p1p1pPp1/P1P1P3/8/4K3/8 w - e6 0 1",
+        ] {
+            assert!(PawnEnding::of_position(&Position::from_fen(fen).unwrap()).is_none());
+        }
+    }
+
+    #[test]
     fn attacker_to_move_may_not_take_the_last_free_square() {
         // Black's Ka8: a7 and b7 covered by b6 and c6, b8 free; c6-c7 would cover b8.
         let open = Verdict {
             attacker_king: u64::MAX,
             defender_king: u64::MAX,
         };
-        let btm = men_from_fen("k7/8/1PP5/8/8/8/8/4K3 b");
+        let btm = PawnEnding::of_men(&men_from_fen("k7/8/1PP5/8/8/8/8/4K3 b")).unwrap();
         assert!(kings_hold(&open, &btm, Color::White));
-        let wtm = men_from_fen("k7/8/1PP5/8/8/8/8/4K3 w");
+        let wtm = PawnEnding::of_men(&men_from_fen("k7/8/1PP5/8/8/8/8/4K3 w")).unwrap();
         assert!(!kings_hold(&open, &wtm, Color::White));
         // With White's c-pawn unable to move (c7 occupied by a Black pawn) b8 survives.
-        let blocked = men_from_fen("k7/2p5/1PP5/8/8/8/8/4K3 w");
+        let blocked = PawnEnding::of_men(&men_from_fen("k7/2p5/1PP5/8/8/8/8/4K3 w")).unwrap();
         assert!(kings_hold(&open, &blocked, Color::White));
     }
 
@@ -819,7 +913,10 @@ mod tests {
         let s = table.stats();
         assert_eq!(s.hits + s.misses, 6);
         assert_eq!(s.misses, 2);
-        // `bound` is the two answers combined, from the side to move's point of view.
+        // `bound` is the two answers combined, from the side to move's point of view, and each
+        // answer that claims something is counted once.
+        assert_eq!(table.take_claims(), 0, "`cannot_win` is not a search claim");
+        let mut claims = 0;
         for fen in fens {
             let men = men_from_fen(fen);
             let us = cannot_win(&men, men.side_to_move);
@@ -830,8 +927,13 @@ mod tests {
                 (false, true) => Some(Bound::AtLeastDraw),
                 (false, false) => None,
             };
-            assert_eq!(table.bound(&men, Wanted::BOTH), expected, "{fen}");
+            let bound = PawnEnding::of_men(&men).and_then(|e| table.bound(&e, Wanted::BOTH));
+            assert_eq!(bound, expected, "{fen}");
+            claims += expected.is_some() as u64;
         }
+        assert!(claims > 0);
+        assert_eq!(table.take_claims(), claims);
+        assert_eq!(table.take_claims(), 0);
         table.clear();
         assert_eq!(table.stats(), ProbeStats::default());
     }

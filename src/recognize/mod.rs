@@ -9,7 +9,7 @@ pub mod blockage;
 pub mod kpk;
 pub mod material;
 
-pub use blockage::{BlockageTable, ProbeStats, Wanted};
+pub use blockage::{BlockageTable, PawnEnding, ProbeStats, Wanted};
 pub use material::recognize;
 
 use crate::chess::{Bitboard, Color, PieceType, Position, Square};
@@ -120,26 +120,6 @@ impl From<&Position> for Men {
         }
         men.en_passant = pos.ep_square();
         men
-    }
-}
-
-impl Men {
-    /// The men of a position of kings and pawns only, copying just those four sets (the blockage
-    /// detector asks at every node of a pawn ending). None for any other position.
-    #[inline]
-    pub fn of_pawn_ending(pos: &Position) -> Option<Men> {
-        let kings = pos.kind_bb(PieceType::King);
-        let pawns = pos.kind_bb(PieceType::Pawn);
-        if pos.occupied() != kings | pawns {
-            return None;
-        }
-        let mut men = Men::empty(pos.side_to_move());
-        for c in Color::BOTH {
-            men.pieces[c.index()][PieceType::King.index()] = kings & pos.color_bb(c);
-            men.pieces[c.index()][PieceType::Pawn.index()] = pawns & pos.color_bb(c);
-        }
-        men.en_passant = pos.ep_square();
-        Some(men)
     }
 }
 

@@ -6,7 +6,7 @@
 use super::value::{table_mate, Value, DRAW};
 use crate::chess::{Color, PieceType, Position};
 use crate::egtb::probe::{material_key, position_material, TbProbe, TbReader, Wdl};
-use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, Wanted};
+use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, PawnEnding, Wanted};
 
 /// What is known about a node without searching it, for the side to move.
 pub enum Verdict {
@@ -123,6 +123,12 @@ impl Knowledge {
         }
     }
 
+    /// Claims of the blockage detector since the last call (the paper's count of blockages found
+    /// in the search).
+    pub fn take_blockages(&mut self) -> u64 {
+        self.blockage.take_claims()
+    }
+
     /// What is known of `pos`; the blockage detector looks only for the draw bounds `wanted`
     /// (material recognizers and tables answer in full: they cost little).
     pub fn probe(&mut self, pos: &Position, ply: usize, wanted: Wanted) -> Verdict {
@@ -143,8 +149,8 @@ impl Knowledge {
         } else {
             None
         };
-        let blockage = if self.use_blockage {
-            Men::of_pawn_ending(pos).and_then(|men| self.blockage.bound(&men, wanted))
+        let blockage = if self.use_blockage && (wanted.at_most_draw || wanted.at_least_draw) {
+            PawnEnding::of_position(pos).and_then(|e| self.blockage.bound(&e, wanted))
         } else {
             None
         };

@@ -73,6 +73,8 @@ pub struct SearchResult {
     pub score: Value,
     pub depth: u32,
     pub nodes: u64,
+    /// Claims of the blockage detector during the search.
+    pub blockages: u64,
 }
 
 /// Signals from the GUI to a running search.
@@ -126,6 +128,7 @@ pub(crate) struct Shared<'a> {
     pub node_limit: Option<u64>,
     pub nodes: AtomicU64,
     pub tbhits: AtomicU64,
+    pub blockages: AtomicU64,
     pub threads: usize,
     pub blockage_detection: bool,
     pub tables: Option<Arc<Tablebases>>,
@@ -215,6 +218,7 @@ impl Engine {
             node_limit: limits.nodes,
             nodes: AtomicU64::new(0),
             tbhits: AtomicU64::new(0),
+            blockages: AtomicU64::new(0),
             threads: self.threads.max(1),
             blockage_detection: self.blockage_detection,
             tables: self.tables.clone(),
@@ -242,6 +246,7 @@ impl Engine {
                 score,
                 depth: 0,
                 nodes: 0,
+                blockages: 0,
             };
         }
 
@@ -295,6 +300,7 @@ impl Engine {
             score,
             depth,
             nodes: shared.nodes.load(Ordering::Relaxed),
+            blockages: shared.blockages.load(Ordering::Relaxed),
         }
     }
 
@@ -361,6 +367,7 @@ impl Engine {
             score: scores[0],
             depth,
             nodes: probes,
+            blockages: 0,
         })
     }
 

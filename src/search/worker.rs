@@ -118,6 +118,12 @@ impl<'a> Worker<'a> {
                 .fetch_add(self.knowledge.tbhits, Ordering::Relaxed);
             self.knowledge.tbhits = 0;
         }
+        let blockages = self.knowledge.take_blockages();
+        if blockages > 0 {
+            self.shared
+                .blockages
+                .fetch_add(blockages, Ordering::Relaxed);
+        }
     }
 
     #[inline(always)]
@@ -309,17 +315,20 @@ impl<'a> Worker<'a> {
     /// What the recognizers (and tables) know of this node: the bounds its value lies in, or
     /// `Err(value)` when that settles the node for the window. A known bound narrows the window
     /// (the paper's beta = DRAW) and the caller clamps the node's result to it, so that no
-    /// fail-soft score can claim more than is known.
+    /// fail-soft score can claim more than is known. The blockage detector is an interior-node
+    /// recognizer: it is asked at the full-width nodes (`interior`), not at the quiescence
+    /// horizon, where it would double its cost and a fence is met again one ply up.
     fn known_bounds(
         &mut self,
         alpha: Value,
         beta: Value,
         ply: usize,
+        interior: bool,
     ) -> Result<(Value, Value), Value> {
         // A draw bound narrows the window only when the draw lies inside it (Figure 5).
         let wanted = Wanted {
-            at_most_draw: beta > DRAW,
-            at_least_draw: alpha < DRAW,
+            at_most_draw: interior && beta > DRAW,
+            at_least_draw: interior && alpha < DRAW,
         };
         let (lo, hi) = match self.knowledge.probe(&self.pos, ply, wanted) {
             Verdict::Exact(v) => return Err(v),
@@ -362,7 +371,7 @@ impl<'a> Worker<'a> {
     ) -> Value {
         self.pv_len[ply] = ply;
         if depth <= 0 {
-            return self.qsearch::<PV>(alpha, beta, ply);
+            return self.qsearch::<PV>(alpha, beta, ply, true);
         }
         self.count_node();
         if self.stop {
@@ -391,7 +400,7 @@ impl<'a> Worker<'a> {
         if alpha >= beta {
             return alpha;
         }
-        let (lo, hi) = match self.known_bounds(alpha, beta, ply) {
+        let (lo, hi) = match self.known_bounds(alpha, beta, ply, true) {
             Ok(bounds) => bounds,
             Err(v) => return v,
         };
@@ -607,7 +616,13 @@ impl<'a> Worker<'a> {
         }
     }
 
-    fn qsearch<const PV: bool>(&mut self, alpha: Value, beta: Value, ply: usize) -> Value {
+    fn qsearch<const PV: bool>(
+        &mut self,
+        alpha: Value,
+        beta: Value,
+        ply: usize,
+        horizon: bool,
+    ) -> Value {
         self.count_node();
         if self.stop {
             return 0;
@@ -624,7 +639,8 @@ impl<'a> Worker<'a> {
                 evaluate_cached(&self.pos, &mut self.pawns)
             };
         }
-        let (lo, hi) = match self.known_bounds(alpha, beta, ply) {
+        let after_capture = horizon && self.pos.last_captured().is_some();
+        let (lo, hi) = match self.known_bounds(alpha, beta, ply, after_capture) {
             Ok(bounds) => bounds,
             Err(v) => return v,
         };
@@ -695,7 +711,7 @@ impl<'a> Worker<'a> {
                 continue;
             }
             self.pos.make_move(m);
-            let score = -self.qsearch::<PV>(-beta, -alpha, ply + 1);
+            let score = -self.qsearch::<PV>(-beta, -alpha, ply + 1, false);
             self.pos.unmake_move();
             if self.stop {
                 return 0;

@@ -11,7 +11,7 @@ mod playout;
 use fortress::chess::{Color, PieceType, Position};
 use fortress::egtb::file::{Metric, Outcome as TbOutcome};
 use fortress::egtb::{EndgameTables, TbPosition};
-use fortress::recognize::{recognize, BlockageTable, Bound, Men, Outcome, Wanted};
+use fortress::recognize::{recognize, BlockageTable, Bound, Men, Outcome, PawnEnding, Wanted};
 use rayon::prelude::*;
 
 /// Claims made and claims wrong, per recognizer.
@@ -110,8 +110,8 @@ pub fn check(t: &EndgameTables) -> Soundness {
                                 }
                                 s.claim("material recognizer", b, value, &pos);
                             }
-                            if men.is_pawn_ending() {
-                                if let Some(b) = blockage.bound(&men, Wanted::BOTH) {
+                            if let Some(ending) = PawnEnding::of_men(&men) {
+                                if let Some(b) = blockage.bound(&ending, Wanted::BOTH) {
                                     s.blockage += 1;
                                     s.claim("blockage detector", b, value, &pos);
                                 }
