@@ -406,7 +406,7 @@ fn kings_hold(v: &Verdict, ending: &PawnEnding, attacker: Color) -> bool {
 }
 
 /// A position the detector can judge: kings and pawns only, one king a side, no en-passant
-/// capture pending. Built straight from the search's position, so a probe copies four words.
+/// capture pending.
 #[derive(Copy, Clone, Debug)]
 pub struct PawnEnding {
     pawns: [u64; 2],
@@ -415,22 +415,6 @@ pub struct PawnEnding {
 }
 
 impl PawnEnding {
-    #[inline(always)]
-    pub fn of_position(pos: &Position) -> Option<PawnEnding> {
-        let pawns = pos.kind_bb(PieceType::Pawn);
-        if pos.occupied() != pawns | pos.kind_bb(PieceType::King) || pos.ep_square().is_some() {
-            return None;
-        }
-        Some(PawnEnding {
-            pawns: [
-                (pawns & pos.color_bb(Color::White)).0,
-                (pawns & pos.color_bb(Color::Black)).0,
-            ],
-            kings: [pos.king_square(Color::White), pos.king_square(Color::Black)],
-            side_to_move: pos.side_to_move(),
-        })
-    }
-
     pub fn of_men(men: &Men) -> Option<PawnEnding> {
         if !men.is_pawn_ending() || men.en_passant.is_some() {
             return None;
@@ -471,6 +455,15 @@ fn may_hold_fence(white_pawns: u64, black_pawns: u64, attacker: Color) -> bool {
         Color::White => (white_pawns & (pawns >> 8)) | (black_pawns >> 9) | (black_pawns >> 7),
         Color::Black => (black_pawns & (pawns << 8)) | (white_pawns << 7) | (white_pawns << 9),
     })
+}
+
+/// Which of the `wanted` claims pass the filter, for the side to move (`us`) and its opponent.
+#[inline(always)]
+fn filter(white_pawns: u64, black_pawns: u64, side_to_move: Color, wanted: Wanted) -> (bool, bool) {
+    (
+        wanted.at_most_draw && may_hold_fence(white_pawns, black_pawns, side_to_move),
+        wanted.at_least_draw && may_hold_fence(white_pawns, black_pawns, !side_to_move),
+    )
 }
 
 /// The claims a caller can use (Figure 5): "the side to move cannot win" lowers beta to a draw, so
@@ -570,18 +563,37 @@ impl BlockageTable {
     /// `AtMostDraw` (set `beta = DRAW`, or return DRAW if `alpha >= DRAW`) when it cannot win,
     /// `AtLeastDraw` (raise `alpha` to DRAW) when its opponent cannot, `Exact(Draw)` when neither
     /// can. A claim not wanted is not looked for.
-    #[inline(always)]
     pub fn bound(&mut self, ending: &PawnEnding, wanted: Wanted) -> Option<Bound> {
-        // Inlined up to the cheap filter, which turns away most structures before any call.
         let [wp, bp] = ending.pawns;
-        let stm = ending.side_to_move;
-        let us = wanted.at_most_draw && may_hold_fence(wp, bp, stm);
-        let them = wanted.at_least_draw && may_hold_fence(wp, bp, !stm);
+        let (us, them) = filter(wp, bp, ending.side_to_move, wanted);
         if us || them {
             self.bound_past_filter(ending, us, them)
         } else {
             None
         }
+    }
+
+    /// `bound` for a position of the search. Inlined up to the cheap filter, which turns away
+    /// most structures before any call; only then are the kings looked up.
+    #[inline(always)]
+    pub fn probe(&mut self, pos: &Position, wanted: Wanted) -> Option<Bound> {
+        let pawns = pos.kind_bb(PieceType::Pawn);
+        if pos.occupied() != pawns | pos.kind_bb(PieceType::King) || pos.ep_square().is_some() {
+            return None;
+        }
+        let wp = (pawns & pos.color_bb(Color::White)).0;
+        let bp = pawns.0 ^ wp;
+        let side_to_move = pos.side_to_move();
+        let (us, them) = filter(wp, bp, side_to_move, wanted);
+        if !(us || them) {
+            return None;
+        }
+        let ending = PawnEnding {
+            pawns: [wp, bp],
+            kings: [pos.king_square(Color::White), pos.king_square(Color::Black)],
+            side_to_move,
+        };
+        self.bound_past_filter(&ending, us, them)
     }
 
     /// `bound` for the claims whose structures passed the filter: the pawn-only verdicts from the
@@ -858,14 +870,16 @@ mod tests {
         let mut claims = 0;
         for fen in fens {
             let pos = Position::from_fen(fen).unwrap();
-            let searched = PawnEnding::of_position(&pos).unwrap();
             let built = PawnEnding::of_men(&Men::from(&pos)).unwrap();
-            assert_eq!(searched.pawns, built.pawns, "{fen}");
-            assert_eq!(searched.kings, built.kings, "{fen}");
-            assert_eq!(searched.side_to_move, built.side_to_move, "{fen}");
-            let b = from_search.bound(&searched, Wanted::BOTH);
-            assert_eq!(b, from_men.bound(&built, Wanted::BOTH), "{fen}");
-            claims += b.is_some() as u32;
+            for (at_most_draw, at_least_draw) in [(true, true), (true, false), (false, true)] {
+                let wanted = Wanted {
+                    at_most_draw,
+                    at_least_draw,
+                };
+                let b = from_search.probe(&pos, wanted);
+                assert_eq!(b, from_men.bound(&built, wanted), "{fen} {wanted:?}");
+                claims += b.is_some() as u32;
+            }
         }
         assert!(claims >= 3, "the blocked positions must be claimed");
         // A position with a piece, or with an en-passant capture pending, is not for the detector.
@@ -873,7 +887,8 @@ mod tests {
             "8/4k3/8/p1p1p1p1/P1P1P1P1/8/4K3/7N w - - 0 1",
             "8/3k4/8/p1p1pPp1/P1P1P3/8/4K3/8 w - e6 0 1",
         ] {
-            assert!(PawnEnding::of_position(&Position::from_fen(fen).unwrap()).is_none());
+            let pos = Position::from_fen(fen).unwrap();
+            assert_eq!(from_search.probe(&pos, Wanted::BOTH), None, "{fen}");
         }
     }
 

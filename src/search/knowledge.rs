@@ -6,7 +6,7 @@
 use super::value::{table_mate, Value, DRAW};
 use crate::chess::{Color, PieceType, Position};
 use crate::egtb::probe::{material_key, position_material, TbProbe, TbReader, Wdl};
-use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, PawnEnding, Wanted};
+use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, Wanted};
 
 /// What is known about a node without searching it, for the side to move.
 pub enum Verdict {
@@ -150,7 +150,7 @@ impl Knowledge {
             None
         };
         let blockage = if self.use_blockage && (wanted.at_most_draw || wanted.at_least_draw) {
-            PawnEnding::of_position(pos).and_then(|e| self.blockage.bound(&e, wanted))
+            self.blockage.probe(pos, wanted)
         } else {
             None
         };
