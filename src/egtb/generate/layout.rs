@@ -5,16 +5,17 @@
 //! end, one decode and one lookup per entry.
 //!
 //! Per side to move: White's king normalised into the triangle a1-d1-d4 (pawnless: the eight
-//! symmetries; when it stands on the diagonal, the smaller of the two numbers a position and
-//! its reflection get) or onto files a-d (with pawns: mirror a<->h), then Black's king (64),
+//! symmetries; when it stands on the diagonal, Black's king on or below it, and with both kings
+//! on it the smaller of the two numbers a position and its reflection get) or onto files a-d
+//! (with pawns: mirror a<->h), then Black's king (64),
 //! then each group of like men (colour, type) as the colex rank of its set of squares (C(64, k)
 //! ranks, pawns C(48, k)), so like men take no duplicate entries. So every position has exactly
 //! one entry; entries that are not normal forms (shared squares, the larger twin, ...) are
 //! broken. Positions with an
 //! en-passant capture available keep the Nalimov e.p. zone's numbering, after the plain part.
 
-use crate::chess::attacks::pawn_attacks;
-use crate::chess::{Bitboard, Color, PieceType};
+use crate::chess::attacks::{king_attacks, pawn_attacks};
+use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::index::{EndgameIndex, Half, Symmetry, TbPosition};
 
 /// The triangle a1-d1-d4 (file >= rank) by number, and its inverse.
@@ -28,6 +29,11 @@ const TRIANGLE_NUMBER: [u8; 64] = {
     }
     n
 };
+
+/// The long diagonals a1-h8 and h1-a8, the axes of the pawnless reflections that can leave a
+/// position unchanged.
+const DIAG: u64 = 0x8040_2010_0804_0201;
+const ANTI: u64 = 0x0102_0408_1020_4080;
 
 /// Binomial coefficients C(n, k) for n <= 64, k <= 4 (a group has at most four like men).
 const BINOM: [[u64; 5]; 65] = {
@@ -253,23 +259,27 @@ impl<'a> Layout<'a> {
             return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
         }
         let k = sym.square(wk);
-        if k.file() > k.rank() {
+        let b = sym.square(pos.king(Color::Black));
+        // Off the diagonal White's king decides the reflection; on it, Black's king (kept on
+        // or below the diagonal, as Nalimov keeps the king not to move); with both on it,
+        // the other men: the smaller of the two numbers.
+        if k.file() != k.rank() {
+            sym.transpose = k.file() < k.rank();
             return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
         }
-        sym.transpose = true;
-        let t = self.plain_index(pos, sym);
-        if k.file() < k.rank() {
-            return Some((Half::of(pos.stm), t));
+        if b.file() != b.rank() {
+            sym.transpose = b.file() < b.rank();
+            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
         }
-        // On the diagonal both images have the king in the triangle: the smaller number wins.
-        sym.transpose = false;
+        let t = self.plain_index(pos, sym);
+        sym.transpose = true;
         Some((Half::of(pos.stm), t.min(self.plain_index(pos, sym))))
     }
 
     /// The entry of `pred`, reached from `pos` (a valid entry `idx`, as `decode_valid` gave
-    /// it) by un-moving one man of type `kind`. When the move leaves White's king, and so the
-    /// symmetry, alone and no e.p. is involved, only that man's group changes its rank: an add
-    /// instead of a full `encode` (the solver's busiest step).
+    /// it) by un-moving one man of type `kind`. When `pred` is in normal form as it stands (the
+    /// symmetry is the identity) and no e.p. is involved, only the moved man's digit changes:
+    /// an add instead of a full `encode` (the solver's busiest step).
     #[inline]
     pub fn encode_unmove(
         &self,
@@ -279,29 +289,43 @@ impl<'a> Layout<'a> {
         kind: PieceType,
     ) -> Option<(Half, u64)> {
         let m = pred.stm;
-        let wk = pos.king(Color::White).0;
-        // On the long diagonal the normal form depends on every man (the smaller twin).
-        let diagonal = !self.pawns && wk.is_multiple_of(9);
-        if idx >= self.plain
-            || pred.ep.is_some()
-            || diagonal
-            || (kind == PieceType::King && m == Color::White)
-        {
+        let (wk, bk) = (pred.king(Color::White), pred.king(Color::Black));
+        let normal = if self.pawns {
+            wk.file() < 4
+        } else {
+            TRIANGLE_NUMBER[wk.index()] != u8::MAX
+                && (wk.file() != wk.rank() || bk.file() > bk.rank())
+        };
+        if idx >= self.plain || pred.ep.is_some() || !normal {
             return self.encode(pred);
         }
-        let (before, after, weight) = if kind == PieceType::King {
-            (
-                pos.king(Color::Black).0 as u64,
-                pred.king(Color::Black).0 as u64,
-                self.bk_weight,
-            )
-        } else {
-            let g = &self.groups[self.group_of[m.index()][kind.index()]];
-            let bb = |p: &TbPosition| p.pieces[m.index()][kind.index()].0;
-            (g.rank(bb(pos)), g.rank(bb(pred)), g.weight)
+        let (before, after, weight) = match (kind, m) {
+            (PieceType::King, Color::White) => (
+                self.king_number(pos.king(Color::White)),
+                self.king_number(wk),
+                self.bk_weight * 64,
+            ),
+            (PieceType::King, Color::Black) => {
+                (pos.king(Color::Black).0 as u64, bk.0 as u64, self.bk_weight)
+            }
+            _ => {
+                let g = &self.groups[self.group_of[m.index()][kind.index()]];
+                let bb = |p: &TbPosition| p.pieces[m.index()][kind.index()].0;
+                (g.rank(bb(pos)), g.rank(bb(pred)), g.weight)
+            }
         };
         let i = (idx + after * weight).wrapping_sub(before * weight);
         Some((Half::of(m), i))
+    }
+
+    /// The digit of White's king, in the normal region.
+    #[inline(always)]
+    fn king_number(&self, wk: Square) -> u64 {
+        if self.pawns {
+            (wk.0 as u64 >> 3) * 4 + (wk.0 as u64 & 3)
+        } else {
+            TRIANGLE_NUMBER[wk.index()] as u64
+        }
     }
 
     /// The plain number of `pos` seen through `sym` (which must bring White's king into the
@@ -311,12 +335,7 @@ impl<'a> Layout<'a> {
         let tr = |b: Bitboard| -> u64 { sym.bitboard(b).0 };
         let wk = tr(pos.pieces[0][PieceType::King.index()]).trailing_zeros() as u64;
         let bk = tr(pos.pieces[1][PieceType::King.index()]).trailing_zeros() as u64;
-        let mut idx = if self.pawns {
-            // White's king is on files a-d: rank * 4 + file.
-            (wk >> 3) * 4 + (wk & 3)
-        } else {
-            TRIANGLE_NUMBER[wk as usize] as u64
-        };
+        let mut idx = self.king_number(Square(wk as u8));
         idx = idx * 64 + bk;
         for g in &self.groups {
             idx = idx * g.radix + g.rank(tr(pos.pieces[g.color.index()][g.kind.index()]));
@@ -334,7 +353,8 @@ impl<'a> Layout<'a> {
         if !pos.is_legal() {
             return None;
         }
-        // Of two twins on the diagonal only the smaller number is used.
+        // With White's king on the diagonal the normal form depends on the other men too: only
+        // the entry `encode` gives is used.
         let wk = pos.king(Color::White).0;
         if !self.pawns && wk % 9 == 0 && self.encode(&pos) != Some((h, idx)) {
             return None;
@@ -395,6 +415,57 @@ impl<'a> Layout<'a> {
         Some(pos)
     }
 
+    /// Calls `f` with each Nalimov index of the valid entry `idx` of half `h` (a half the
+    /// Nalimov index stores): one, or two when both kings stand on a long diagonal, where
+    /// Nalimov keeps a position and its reflection in that diagonal as twins.
+    #[inline]
+    pub fn nalimov_entries(&self, h: Half, idx: u64, mut f: impl FnMut(u64)) {
+        if idx >= self.plain {
+            return f(self.main[h as usize] + idx - self.plain);
+        }
+        let pos = self.decode_valid(h, idx);
+        let at = |p: &TbPosition| {
+            let (nh, i) = self
+                .nalimov
+                .index(p)
+                .expect("a valid entry has a Nalimov index");
+            debug_assert_eq!(nh, h);
+            i
+        };
+        let first = at(&pos);
+        f(first);
+        if self.pawns {
+            return;
+        }
+        let kings =
+            (pos.pieces[0][PieceType::King.index()] | pos.pieces[1][PieceType::King.index()]).0;
+        for (axis, sym) in [
+            (
+                DIAG,
+                Symmetry {
+                    mirror_files: false,
+                    mirror_ranks: false,
+                    transpose: true,
+                },
+            ),
+            (
+                ANTI,
+                Symmetry {
+                    mirror_files: true,
+                    mirror_ranks: true,
+                    transpose: true,
+                },
+            ),
+        ] {
+            if kings & !axis == 0 {
+                let twin = at(&pos.transformed(sym));
+                if twin != first {
+                    f(twin);
+                }
+            }
+        }
+    }
+
     /// How many symmetries of the layout map `pos` to itself (1 or 2): a pawnless position with
     /// both kings on a long diagonal may be its own reflection in it. Needed for the un-move
     /// counts.
@@ -403,8 +474,6 @@ impl<'a> Layout<'a> {
         if self.pawns {
             return 1; // kings off the a-h mirror axis: never symmetric
         }
-        const DIAG: u64 = 0x8040_2010_0804_0201;
-        const ANTI: u64 = 0x0102_0408_1020_4080;
         // Like men may swap places under the reflection (queens on b3 and c2), so only the
         // kings must stand on its axis; the rest is checked bitboard by bitboard.
         let kings =
@@ -427,6 +496,23 @@ impl<'a> Layout<'a> {
         } else {
             1
         }
+    }
+
+    /// True when no position one move from `pos`, nor `pos` itself, can be its own mirror
+    /// image, so that every stabiliser there is 1: with pawns always; without, unless the king
+    /// not to move stands on a long diagonal that the king to move is on or can step onto
+    /// (a reflection in a diagonal keeps both kings on it).
+    #[inline]
+    pub fn no_symmetric_neighbours(&self, pos: &TbPosition) -> bool {
+        if self.pawns {
+            return true;
+        }
+        let mover = pos.king(pos.stm);
+        let reach = king_attacks(mover).0 | 1 << mover.0;
+        let other = 1u64 << pos.king(!pos.stm).0;
+        [DIAG, ANTI]
+            .iter()
+            .all(|&d| other & d == 0 || reach & d == 0)
     }
 
     /// The pawn level of an entry: the steps its pawns still have to make to promote, summed.

@@ -499,32 +499,33 @@ fn summarise_dtz(
     }
 }
 
-/// Working values re-ordered from the generator's layout into the Nalimov index's order.
+/// Working values re-ordered from the generator's layout into the Nalimov index's order: each
+/// valid entry is written to its Nalimov entries (`Layout::nalimov_entries`); the rest stay
+/// broken. Layout and index both number the kings first, so the writes stay near each other.
 fn to_nalimov(layout: &Layout, work: &Work) -> Work {
     use rayon::prelude::*;
     use std::sync::atomic::AtomicU16;
+    const CHUNK: u64 = 1 << 12;
     let index = layout.nalimov();
     [Half::Wtm, Half::Btm].map(|h| {
         if !index.stored_halves().contains(&h) {
             return None;
         }
-        let size = index.size(h);
-        Some(
-            (0..size)
-                .into_par_iter()
-                .map(|i| {
-                    let code = match index.decode(h, i) {
-                        None => solve::RESOLVED | solve::CODE_NONE,
-                        Some(pos) => {
-                            let (gh, gi) =
-                                layout.encode(&pos).expect("legal position has an entry");
-                            let v = work[gh as usize].as_ref().expect("both halves worked");
-                            v[gi as usize].load(Relaxed)
-                        }
-                    };
-                    AtomicU16::new(code)
-                })
-                .collect(),
-        )
+        let out: Vec<AtomicU16> = (0..index.size(h))
+            .into_par_iter()
+            .map(|_| AtomicU16::new(solve::RESOLVED | solve::CODE_NONE))
+            .collect();
+        let src = work[h as usize].as_ref().expect("both halves worked");
+        let size = layout.size(h);
+        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                let code = src[idx as usize].load(Relaxed);
+                if code & !solve::RESOLVED == solve::CODE_NONE {
+                    continue; // broken
+                }
+                layout.nalimov_entries(h, idx, |i| out[i as usize].store(code, Relaxed));
+            }
+        });
+        Some(out)
     })
 }

@@ -3,8 +3,11 @@
 //! second copy of the rules' attack logic. The verifier cross-checks both against the chess
 //! core's legal move generator.
 
-use crate::chess::attacks::{king_attacks, knight_attacks, pawn_attacks, piece_attacks};
-use crate::chess::{Color, PieceType, Square};
+use crate::chess::attacks::{
+    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, piece_attacks,
+    rook_attacks,
+};
+use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::TbPosition;
 
 const PIECES: [PieceType; 5] = [
@@ -59,38 +62,72 @@ fn kind_at(pos: &TbPosition, color: Color, sq: Square) -> usize {
 /// e.p. square set after a double step (the index ignores it when no pawn can capture).
 #[inline]
 pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass) -> bool) -> bool {
+    for_each_conversion(pos, &mut f)
+        && for_each_quiet(pos, |succ| f(succ, MoveClass::Quiet))
+        && for_each_pawn_push(pos, |succ| f(succ, MoveClass::Pawn))
+}
+
+/// `f(successor)` unless the mover's own king is left in check; false if `f` says stop.
+#[inline(always)]
+fn emit_legal(succ: &mut TbPosition, f: impl FnOnce(&TbPosition) -> bool) -> bool {
+    let us = !succ.stm;
+    let k = succ.king(us);
+    succ.attacked_by(k, succ.stm) || f(succ)
+}
+
+/// Calls `f(successor)` for every legal non-capturing piece or king move (`MoveClass::Quiet`);
+/// stops early (and returns false) when `f` returns false.
+#[inline]
+pub fn for_each_quiet(pos: &TbPosition, mut f: impl FnMut(&TbPosition) -> bool) -> bool {
+    let us = pos.stm;
+    let ui = us.index();
+    let occ = pos.occupied();
+    for kind in PIECES {
+        let k = kind.index();
+        for from in pos.pieces[ui][k] {
+            for to in piece_attacks(kind, from, occ) & !occ {
+                let mut s = *pos;
+                s.ep = None;
+                s.stm = !us;
+                s.pieces[ui][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
+                if !emit_legal(&mut s, &mut f) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// Calls `f(successor, class)` for every legal capture and promotion (the moves that leave
+/// this endgame, `MoveClass::Convert`); stops early (and returns false) when `f` returns false.
+#[inline]
+pub fn for_each_conversion(
+    pos: &TbPosition,
+    mut f: impl FnMut(&TbPosition, MoveClass) -> bool,
+) -> bool {
     let us = pos.stm;
     let them = !us;
     let (ui, ti) = (us.index(), them.index());
     let occ = pos.occupied();
-    let own = pos.side(us);
     let opp = pos.side(them);
     let their_king = pos.pieces[ti][PieceType::King.index()];
     let mut emit = |succ: &mut TbPosition, class: MoveClass| -> bool {
         succ.stm = them;
-        let k = succ.king(us);
-        if succ.attacked_by(k, them) {
-            return true; // illegal: own king left in check
-        }
-        f(succ, class)
+        succ.ep = None;
+        emit_legal(succ, |s| f(s, class))
     };
     for kind in PIECES {
         let k = kind.index();
         for from in pos.pieces[ui][k] {
-            let targets = piece_attacks(kind, from, occ) & !own & !their_king;
-            for to in targets {
+            for to in piece_attacks(kind, from, occ) & opp & !their_king {
                 let mut s = *pos;
-                s.ep = None;
                 s.pieces[ui][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
-                let class = if opp.contains(to) {
-                    let c = kind_at(pos, them, to);
-                    s.pieces[ti][c].clear(to);
-                    MoveClass::Convert {
-                        captured: c as u8,
-                        promoted: NONE,
-                    }
-                } else {
-                    MoveClass::Quiet
+                let c = kind_at(pos, them, to);
+                s.pieces[ti][c].clear(to);
+                let class = MoveClass::Convert {
+                    captured: c as u8,
+                    promoted: NONE,
                 };
                 if !emit(&mut s, class) {
                     return false;
@@ -102,11 +139,10 @@ pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass)
     let fwd = forward(us);
     for from in pos.pieces[ui][p] {
         let promotes = rel_rank(from, us) == 6;
-        // Promoting pushes (the others are `for_each_pawn_push`'s, below).
+        // Promoting pushes (the others are `for_each_pawn_push`'s).
         let to = from.offset(fwd);
         if promotes && !occ.contains(to) {
             let mut s = *pos;
-            s.ep = None;
             s.pieces[ui][p].clear(from);
             for promo in PieceType::PROMOTIONS {
                 let mut t = s;
@@ -124,7 +160,6 @@ pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass)
         for to in pawn_attacks(us, from) & opp & !their_king {
             let c = kind_at(pos, them, to);
             let mut s = *pos;
-            s.ep = None;
             s.pieces[ui][p].clear(from);
             s.pieces[ti][c].clear(to);
             if promotes {
@@ -156,7 +191,6 @@ pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass)
                 let victim = ep.offset(-fwd);
                 if pos.pieces[ti][p].contains(victim) {
                     let mut s = *pos;
-                    s.ep = None;
                     s.pieces[ui][p].0 ^= (1u64 << from.0) | (1u64 << ep.0);
                     s.pieces[ti][p].clear(victim);
                     let class = MoveClass::Convert {
@@ -170,7 +204,106 @@ pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass)
             }
         }
     }
-    for_each_pawn_push(pos, |succ| f(succ, MoveClass::Pawn))
+    true
+}
+
+/// The side to move's legal moves that stay in this endgame, counted without making them.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct InnerMoves {
+    /// Non-capturing piece and king moves (`MoveClass::Quiet`).
+    pub quiet: u32,
+    /// Non-promoting pawn pushes (`MoveClass::Pawn`).
+    pub pushes: u32,
+}
+
+/// Counts the quiet moves and pawn pushes of `pos` from attack sets, checks and pins, as a legal
+/// move generator does, instead of making each move and asking whether the own king is
+/// attacked: the init pass needs only how many there are.
+#[inline]
+pub fn count_inner_moves(pos: &TbPosition) -> InnerMoves {
+    let us = pos.stm;
+    let them = !us;
+    let (ui, ti) = (us.index(), them.index());
+    let occ = pos.occupied();
+    let ksq = pos.king(us);
+    let their = &pos.pieces[ti];
+    let diagonal = their[PieceType::Bishop.index()] | their[PieceType::Queen.index()];
+    let straight = their[PieceType::Rook.index()] | their[PieceType::Queen.index()];
+
+    // Squares the king may not step to: attacked with the king itself off the board, so that a
+    // slider's ray does not stop at the square the king leaves.
+    let without_king = occ ^ Bitboard::from_square(ksq);
+    let mut danger = king_attacks(pos.king(them));
+    for sq in their[PieceType::Knight.index()] {
+        danger |= knight_attacks(sq);
+    }
+    for sq in their[PieceType::Pawn.index()] {
+        danger |= pawn_attacks(them, sq);
+    }
+    for sq in diagonal {
+        danger |= bishop_attacks(sq, without_king);
+    }
+    for sq in straight {
+        danger |= rook_attacks(sq, without_king);
+    }
+    let mut quiet = (king_attacks(ksq) & !occ & !danger).count();
+
+    let checkers = (knight_attacks(ksq) & their[PieceType::Knight.index()])
+        | (pawn_attacks(us, ksq) & their[PieceType::Pawn.index()])
+        | (bishop_attacks(ksq, occ) & diagonal)
+        | (rook_attacks(ksq, occ) & straight);
+    if checkers.more_than_one() {
+        return InnerMoves { quiet, pushes: 0 };
+    }
+    // In check, a quiet move must block (a capture of the checker is a conversion).
+    let allowed = if checkers.any() {
+        between(ksq, checkers.lsb())
+    } else {
+        Bitboard(!0)
+    };
+    // A pinned man keeps to the line through its king and the pinner.
+    let own = pos.side(us);
+    let snipers = (bishop_attacks(ksq, Bitboard::EMPTY) & diagonal)
+        | (rook_attacks(ksq, Bitboard::EMPTY) & straight);
+    let mut pinned = Bitboard::EMPTY;
+    for sn in snipers {
+        let b = between(ksq, sn) & occ;
+        if !b.more_than_one() {
+            pinned |= b & own;
+        }
+    }
+    let keep = |from: Square, targets: Bitboard| -> Bitboard {
+        if pinned.contains(from) {
+            targets & allowed & line(ksq, from)
+        } else {
+            targets & allowed
+        }
+    };
+    for kind in [
+        PieceType::Knight,
+        PieceType::Bishop,
+        PieceType::Rook,
+        PieceType::Queen,
+    ] {
+        for from in pos.pieces[ui][kind.index()] {
+            quiet += keep(from, piece_attacks(kind, from, occ) & !occ).count();
+        }
+    }
+    let fwd = forward(us);
+    let mut pushes = 0;
+    for from in pos.pieces[ui][PieceType::Pawn.index()] {
+        let r = rel_rank(from, us);
+        let to = from.offset(fwd);
+        if r == 6 || occ.contains(to) {
+            continue;
+        }
+        let mut targets = Bitboard::from_square(to);
+        if r == 1 && !occ.contains(to.offset(fwd)) {
+            targets.set(to.offset(fwd));
+        }
+        pushes += keep(from, targets).count();
+    }
+    InnerMoves { quiet, pushes }
 }
 
 /// Calls `f(successor)` for every legal non-promoting pawn push, single or double, of the side
@@ -215,11 +348,12 @@ pub fn in_check(pos: &TbPosition) -> bool {
     pos.attacked_by(pos.king(pos.stm), !pos.stm)
 }
 
-/// Calls `f(predecessor, kind of the man that moved)` for every position from which the side that just moved (the side not
-/// to move in `pos`) reached `pos` by a move that stays in this endgame: no un-captures, no
-/// un-promotions. With `pawn_moves` false, pawn moves are left out (for DTZ, where they are
-/// zeroing moves whose value does not come from `pos`). Predecessors in which the side to move
-/// could have captured en passant are emitted too: they are distinct entries of the index.
+/// Calls `f(predecessor, kind of the man that moved)` for every position from which the side
+/// that just moved (the side not to move in `pos`) reached `pos` by a move that stays in this
+/// endgame: no un-captures, no un-promotions. With `pawn_moves` false, pawn moves are left out
+/// (for DTZ, where they are zeroing moves whose value does not come from `pos`). Predecessors
+/// in which the side to move could have captured en passant are emitted too: they are distinct
+/// entries of the index.
 #[inline]
 pub fn for_each_unmove(
     pos: &TbPosition,
@@ -232,14 +366,42 @@ pub fn for_each_unmove(
     let occ = pos.occupied();
     let p = PieceType::Pawn.index();
     let fwd = forward(m);
-    // Emit a predecessor (m to move) unless the side then not to move (s) is in check, plus its
-    // variants where s had just double-stepped next to a pawn of m.
+    let sk = pos.king(s);
+    let mine = &pos.pieces[mi];
+    let diagonal = mine[PieceType::Bishop.index()] | mine[PieceType::Queen.index()];
+    let straight = mine[PieceType::Rook.index()] | mine[PieceType::Queen.index()];
+    // A predecessor is legal when the side not to move in it (s) is not in check. Un-moving the
+    // man on `to` empties `to` and fills one square `from`. The squares `from` it may come
+    // from, as far as the other men of m are concerned: their checks on s's king with `to`
+    // empty, which a man on `from` can only block (one slider) or not (anything else).
+    let others_allow = |to: Square| -> Bitboard {
+        let occ = Bitboard(occ.0 & !(1u64 << to.0));
+        let checkers = ((knight_attacks(sk) & mine[PieceType::Knight.index()])
+            | (pawn_attacks(s, sk) & mine[p])
+            | (king_attacks(sk) & mine[PieceType::King.index()])
+            | (bishop_attacks(sk, occ) & diagonal)
+            | (rook_attacks(sk, occ) & straight))
+            & !Bitboard::from_square(to);
+        if checkers.is_empty() {
+            Bitboard(!0)
+        } else if checkers.more_than_one() {
+            Bitboard::EMPTY
+        } else {
+            between(sk, checkers.lsb())
+        }
+    };
+    // ... and as far as the man itself is concerned: not from a square that attacks the king.
+    let checks_from = |kind: PieceType, to: Square| -> Bitboard {
+        match kind {
+            PieceType::Pawn => pawn_attacks(s, sk),
+            _ => piece_attacks(kind, sk, Bitboard(occ.0 & !(1u64 << to.0))),
+        }
+    };
+    // Emit a predecessor (m to move), plus its variants where s had just double-stepped next
+    // to a pawn of m.
     let mut emit = |pred: &mut TbPosition, kind: PieceType| {
         pred.stm = m;
         pred.ep = None;
-        if pred.attacked_by(pred.king(s), m) {
-            return;
-        }
         f(pred, kind);
         let s_pawns = pred.pieces[si][p];
         if s_pawns.is_empty() || pred.pieces[mi][p].is_empty() {
@@ -269,7 +431,11 @@ pub fn for_each_unmove(
         if pawn_moves {
             let dest = ep.offset(fwd);
             let origin = ep.offset(-fwd);
-            if pos.pieces[mi][p].contains(dest) && !occ.contains(origin) && !occ.contains(ep) {
+            if pos.pieces[mi][p].contains(dest)
+                && !occ.contains(origin)
+                && !occ.contains(ep)
+                && (others_allow(dest) & !checks_from(PieceType::Pawn, dest)).contains(origin)
+            {
                 let mut q = *pos;
                 q.pieces[mi][p].0 ^= (1u64 << dest.0) | (1u64 << origin.0);
                 emit(&mut q, PieceType::Pawn);
@@ -285,7 +451,10 @@ pub fn for_each_unmove(
                 PieceType::King => king_attacks(to),
                 _ => piece_attacks(kind, to, occ),
             } & !occ;
-            for from in froms {
+            if froms.is_empty() {
+                continue;
+            }
+            for from in froms & others_allow(to) & !checks_from(kind, to) {
                 let mut q = *pos;
                 q.pieces[mi][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
                 emit(&mut q, kind);
@@ -304,17 +473,114 @@ pub fn for_each_unmove(
         if occ.contains(from) {
             continue;
         }
-        let mut q = *pos;
-        q.pieces[mi][p].0 ^= (1u64 << from.0) | (1u64 << to.0);
-        emit(&mut q, PieceType::Pawn);
+        let allowed = others_allow(to) & !checks_from(PieceType::Pawn, to);
+        if allowed.contains(from) {
+            let mut q = *pos;
+            q.pieces[mi][p].0 ^= (1u64 << from.0) | (1u64 << to.0);
+            emit(&mut q, PieceType::Pawn);
+        }
         if r == 3 {
             let origin = from.offset(-fwd);
             // After a double step next to a pawn of s, `pos` would carry an e.p. square.
             let capturers = pawn_attacks(m, from) & pos.pieces[si][p];
-            if !occ.contains(origin) && capturers.is_empty() {
+            if !occ.contains(origin) && capturers.is_empty() && allowed.contains(origin) {
                 let mut q = *pos;
                 q.pieces[mi][p].0 ^= (1u64 << origin.0) | (1u64 << to.0);
                 emit(&mut q, PieceType::Pawn);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::egtb::generate::layout::Layout;
+    use crate::egtb::index::{EndgameIndex, Half};
+    use crate::egtb::Material;
+
+    /// The counted quiet moves and pushes are exactly those that making each move and asking
+    /// whether the own king is attacked finds, on every entry (checks, pins, double checks,
+    /// e.p. entries included); 5-man endgames on every 97th entry.
+    #[test]
+    fn counted_inner_moves_equal_made_moves() {
+        for (name, step) in [
+            ("KQKR", 1),
+            ("KRKP", 1),
+            ("KPKP", 1),
+            ("KBBK", 1),
+            ("KQKQ", 1),
+            ("KRBKR", 97),
+            ("KBPKP", 97),
+            ("KQNKB", 97),
+        ] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let mut checked = 0u64;
+            for h in Half::BOTH {
+                for idx in (0..layout.size(h)).step_by(step) {
+                    let Some(pos) = layout.decode(h, idx) else {
+                        continue;
+                    };
+                    let mut made = InnerMoves {
+                        quiet: 0,
+                        pushes: 0,
+                    };
+                    for_each_quiet(&pos, |_| {
+                        made.quiet += 1;
+                        true
+                    });
+                    for_each_pawn_push(&pos, |_| {
+                        made.pushes += 1;
+                        true
+                    });
+                    assert_eq!(count_inner_moves(&pos), made, "{name} {h:?} {idx}");
+                    checked += 1;
+                }
+            }
+            assert!(checked > 500_000, "{name}: {checked}");
+        }
+    }
+
+    /// Every un-move gives a legal predecessor (the side not to move in it is not in check),
+    /// and un-moves meet the moves that stay in the endgame exactly: as many predecessors over
+    /// all entries as in-table moves (in endgames with pawns, where no position is its own
+    /// mirror image and each move has one un-move).
+    #[test]
+    fn unmoves_are_legal_and_meet_every_move() {
+        for (name, step) in [
+            ("KQKR", 1),
+            ("KBBK", 1),
+            ("KRKP", 1),
+            ("KPKP", 1),
+            ("KPPK", 1),
+            ("KBPKP", 97),
+            ("KRPKR", 97),
+        ] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let (mut moves, mut unmoves) = (0u64, 0u64);
+            for h in Half::BOTH {
+                for idx in (0..layout.size(h)).step_by(step) {
+                    let Some(pos) = layout.decode(h, idx) else {
+                        continue;
+                    };
+                    let n = count_inner_moves(&pos);
+                    moves += (n.quiet + n.pushes) as u64;
+                    for_each_unmove(&pos, true, |pred, _| {
+                        assert!(
+                            !pred.attacked_by(pred.king(!pred.stm), pred.stm),
+                            "{name} {h:?} {idx}: illegal predecessor"
+                        );
+                        unmoves += 1;
+                    });
+                }
+            }
+            assert!(moves > 100_000, "{name}");
+            if m.has_pawns() && step == 1 {
+                assert_eq!(moves, unmoves, "{name}");
             }
         }
     }

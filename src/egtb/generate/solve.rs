@@ -16,7 +16,10 @@
 //! that every pawn push's target is final before its value is needed.
 
 use super::layout::Layout;
-use super::moves::{for_each_move, for_each_pawn_push, for_each_unmove, in_check, MoveClass, NONE};
+use super::moves::{
+    count_inner_moves, for_each_conversion, for_each_move, for_each_pawn_push, for_each_unmove,
+    in_check, MoveClass, NONE,
+};
 use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::{Half, TbPosition};
@@ -314,6 +317,11 @@ pub struct Solver<'a> {
 }
 
 const CHUNK: u64 = 1 << 12;
+
+/// Predecessor updates gathered before any is made (see the waves).
+const BATCH: usize = 256;
+/// In a batch: the source was lost (its predecessors win), else won.
+const LOST_SOURCE: u64 = 1 << 63;
 
 /// Which depths occur among the entries of each chunk whose value was fixed or offered by the
 /// init pass (bit d of 512, deeper values share bit 511), so that the pass that must pick them
@@ -693,7 +701,57 @@ impl<'a> Solver<'a> {
                             }
                         }
                     }
-                    // Entries resolved at depth n: their predecessors.
+                    // Entries resolved at depth n: their predecessors, in batches. The
+                    // predecessors' entries are scattered over the other half; reading all of
+                    // a batch's entries before updating any lets the memory system fetch them
+                    // at once instead of one miss after another.
+                    let ph = Half::of(!h.stm());
+                    let pv = Self::slot(work, ph);
+                    let pc = Self::counts(counters, ph);
+                    let mark = next[ph as usize].as_ref().expect("stored half");
+                    let mut batch = [0u64; BATCH];
+                    let mut len = 0;
+                    let mut flush = |batch: &[u64]| {
+                        let mut touched = 0u16;
+                        for &e in batch {
+                            let pi = (e & !LOST_SOURCE) as usize;
+                            touched ^= if e & LOST_SOURCE != 0 {
+                                pv[pi].load(Relaxed)
+                            } else {
+                                pc[pi].load(Relaxed) as u16
+                            };
+                        }
+                        std::hint::black_box(touched);
+                        for &e in batch {
+                            let pi = e & !LOST_SOURCE;
+                            if e & LOST_SOURCE != 0 {
+                                // A move to a loss: the predecessor wins in n + 1 (it had
+                                // no shorter win, or it would be resolved).
+                                let old = pv[pi as usize].load(Relaxed);
+                                if old & RESOLVED == 0
+                                    && Self::try_resolve(pv, pi, old, RESOLVED | win(n + 1))
+                                {
+                                    mark.set(pi);
+                                    done += 1;
+                                }
+                                continue;
+                            }
+                            if pc[pi as usize].fetch_sub(1, Relaxed) != 1 {
+                                continue;
+                            }
+                            // Every non-terminal move now leads to a win, the last one in
+                            // n: lost in n + 1 unless a terminal option does better.
+                            let old = pv[pi as usize].load(Relaxed);
+                            let t = old & !RESOLVED;
+                            if old & RESOLVED == 0
+                                && (t == CODE_NONE || (is_loss(t) && depth(t) <= n + 1))
+                                && Self::try_resolve(pv, pi, old, RESOLVED | loss(n + 1))
+                            {
+                                mark.set(pi);
+                                done += 1;
+                            }
+                        }
+                    };
                     let words = (c * CHUNK / 64) as usize
                         ..((c + 1) * CHUNK).min(size).div_ceil(64) as usize;
                     for w in words {
@@ -704,42 +762,23 @@ impl<'a> Solver<'a> {
                             s += 1;
                             let code = vals[idx as usize].load(Relaxed) & !RESOLVED;
                             let pos = self.layout.decode_valid(h, idx);
-                            let lost = is_loss(code);
-                            self.for_each_pred(idx, &pos, |ph, pi| {
-                                let pv = Self::slot(work, ph);
-                                let mark = next[ph as usize].as_ref().expect("stored half");
-                                if lost {
-                                    // A move to a loss: the predecessor wins in n + 1 (it had
-                                    // no shorter win, or it would be resolved).
-                                    let old = pv[pi as usize].load(Relaxed);
-                                    if old & RESOLVED == 0
-                                        && Self::try_resolve(pv, pi, old, RESOLVED | win(n + 1))
-                                    {
-                                        mark.set(pi);
-                                        done += 1;
-                                    }
-                                    return;
+                            let lost = if is_loss(code) { LOST_SOURCE } else { 0 };
+                            self.for_each_pred(idx, &pos, |qh, pi| {
+                                debug_assert_eq!(qh, ph);
+                                if len == BATCH {
+                                    flush(&batch);
+                                    len = 0;
                                 }
-                                let left = Self::counts(counters, ph)[pi as usize]
-                                    .fetch_sub(1, Relaxed)
-                                    - 1;
-                                if left != 0 {
-                                    return;
-                                }
-                                // Every non-terminal move now leads to a win, the last one in
-                                // n: lost in n + 1 unless a terminal option does better.
-                                let old = pv[pi as usize].load(Relaxed);
-                                let t = old & !RESOLVED;
-                                if old & RESOLVED == 0
-                                    && (t == CODE_NONE || (is_loss(t) && depth(t) <= n + 1))
-                                    && Self::try_resolve(pv, pi, old, RESOLVED | loss(n + 1))
-                                {
-                                    mark.set(pi);
-                                    done += 1;
-                                }
+                                batch[len] = pi | lost;
+                                len += 1;
                             });
+                            if len >= BATCH / 2 {
+                                flush(&batch[..len]);
+                                len = 0;
+                            }
                         }
                     }
+                    flush(&batch[..len]);
                     seeds.fetch_add(s, Relaxed);
                     fresh.fetch_add(done, Relaxed);
                 });
@@ -792,6 +831,54 @@ impl<'a> Solver<'a> {
     /// will reach this entry: by orbit counting, the sum over those moves of the successor's
     /// stabiliser, divided by the position's own (1 unless a position is its own mirror image).
     fn init_entry(&self, pos: &TbPosition, solved: Option<&Work>) -> (u16, u8) {
+        if !self.layout.no_symmetric_neighbours(pos) {
+            return self.init_entry_by_moves(pos, solved);
+        }
+        // Every in-table successor is reached once: the quiet moves are counted, not made.
+        let mover = pos.stm;
+        let mut t = CODE_NONE;
+        let mut any = false;
+        for_each_conversion(pos, |succ, class| {
+            any = true;
+            if let Some(o) = self.terminal(mover, class, succ, solved) {
+                t = better(t, o);
+            }
+            true
+        });
+        let n = count_inner_moves(pos);
+        let mut inner = n.quiet;
+        if solved.is_none() && self.pawn_wdl.is_none() {
+            inner += n.pushes; // DTM: pushes stay in the table's own waves
+        } else if n.pushes > 0 {
+            for_each_pawn_push(pos, |succ| {
+                if let Some(o) = self.terminal(mover, MoveClass::Pawn, succ, solved) {
+                    t = better(t, o);
+                }
+                true
+            });
+        }
+        Self::start_code(pos, any || n.quiet + n.pushes > 0, t, inner)
+    }
+
+    /// The init code of an entry whose best terminal option is `t` and whose `inner` moves
+    /// stay in the table (`any`: it has a legal move at all).
+    #[inline(always)]
+    fn start_code(pos: &TbPosition, any: bool, t: u16, inner: u32) -> (u16, u8) {
+        if !any {
+            let v = if in_check(pos) { loss(0) } else { CODE_DRAW };
+            return (RESOLVED | v, 0);
+        }
+        let inner =
+            u8::try_from(inner).expect("un-move counter fits a byte (at most 2 x 90 arrivals)");
+        if inner == 0 {
+            return (RESOLVED | t, 0);
+        }
+        (t, inner)
+    }
+
+    /// `init_entry` by making every move: for positions near a long diagonal, where a
+    /// successor may be its own mirror image and be reached twice by un-moves.
+    fn init_entry_by_moves(&self, pos: &TbPosition, solved: Option<&Work>) -> (u16, u8) {
         let mover = pos.stm;
         let mut t = CODE_NONE;
         let mut any = false;
@@ -805,18 +892,9 @@ impl<'a> Solver<'a> {
             }
             true
         });
-        let own = self.layout.stabiliser(pos);
-        debug_assert_eq!(inner % own as u32, 0);
-        let inner = u8::try_from(inner / own as u32)
-            .expect("un-move counter fits a byte (at most 2 x 90 arrivals)");
-        if !any {
-            let v = if in_check(pos) { loss(0) } else { CODE_DRAW };
-            return (RESOLVED | v, 0);
-        }
-        if inner == 0 {
-            return (RESOLVED | t, 0);
-        }
-        (t, inner)
+        let own = self.layout.stabiliser(pos) as u32;
+        debug_assert_eq!(inner % own, 0);
+        Self::start_code(pos, any, t, inner / own)
     }
 
     /// `init_entry` for DTM and DTZ at once (see `init_dtm_dtz`). A capture or promotion's
@@ -824,50 +902,58 @@ impl<'a> Solver<'a> {
     fn init_entry_dtm_dtz(&self, pos: &TbPosition) -> ((u16, u8), (u16, u8)) {
         let mover = pos.stm;
         let (mut tm, mut tz) = (CODE_NONE, CODE_NONE);
-        let (mut inner_m, mut inner_z) = (0u32, 0u32);
-        let (mut any, mut pushes) = (false, false);
-        for_each_move(pos, |succ, class| {
+        let mut any = false;
+        let mut conversion = |class: MoveClass, succ: &TbPosition| {
             any = true;
-            match class {
-                MoveClass::Quiet => {
-                    let s = self.layout.stabiliser(succ) as u32;
-                    inner_m += s;
-                    inner_z += s;
-                }
-                MoveClass::Pawn => {
-                    inner_m += self.layout.stabiliser(succ) as u32;
-                    pushes = true;
-                }
-                MoveClass::Convert { captured, promoted } => {
-                    let v = self
-                        .subs
-                        .value(Metric::Dtm, mover, captured, promoted, succ);
-                    tm = better(tm, backed(dtm_plies(v)));
-                    tz = better(tz, zeroing(wdl_of(v)));
-                }
+            if let MoveClass::Convert { captured, promoted } = class {
+                let v = self
+                    .subs
+                    .value(Metric::Dtm, mover, captured, promoted, succ);
+                tm = better(tm, backed(dtm_plies(v)));
+                tz = better(tz, zeroing(wdl_of(v)));
             }
-            true
-        });
-        if !any {
-            let v = RESOLVED | if in_check(pos) { loss(0) } else { CODE_DRAW };
-            return ((v, 0), (v, 0));
-        }
-        let own = self.layout.stabiliser(pos) as u32;
-        let count = |inner: u32| {
-            debug_assert_eq!(inner % own, 0);
-            u8::try_from(inner / own)
-                .expect("un-move counter fits a byte (at most 2 x 90 arrivals)")
         };
-        let (inner_m, inner_z) = (count(inner_m), count(inner_z));
-        let m = if inner_m == 0 { RESOLVED | tm } else { tm };
-        let z = if pushes {
-            tz | PUSHES_PENDING
-        } else if inner_z == 0 {
-            RESOLVED | tz
+        let (inner_m, inner_z, pushes) = if self.layout.no_symmetric_neighbours(pos) {
+            for_each_conversion(pos, |succ, class| {
+                conversion(class, succ);
+                true
+            });
+            let n = count_inner_moves(pos);
+            any |= n.quiet + n.pushes > 0;
+            (n.quiet + n.pushes, n.quiet, n.pushes > 0)
         } else {
-            tz
+            // Near a long diagonal a successor may be its own mirror image (see `init_entry`).
+            let (mut inner_m, mut inner_z, mut pushes) = (0u32, 0u32, false);
+            for_each_move(pos, |succ, class| {
+                match class {
+                    MoveClass::Quiet => {
+                        let s = self.layout.stabiliser(succ) as u32;
+                        inner_m += s;
+                        inner_z += s;
+                    }
+                    MoveClass::Pawn => {
+                        inner_m += self.layout.stabiliser(succ) as u32;
+                        pushes = true;
+                    }
+                    MoveClass::Convert { .. } => {}
+                }
+                conversion(class, succ);
+                true
+            });
+            let own = self.layout.stabiliser(pos) as u32;
+            debug_assert_eq!(inner_m % own, 0);
+            debug_assert_eq!(inner_z % own, 0);
+            (inner_m / own, inner_z / own, pushes)
         };
-        ((m, inner_m), (z, inner_z))
+        let m = Self::start_code(pos, any, tm, inner_m);
+        let z = Self::start_code(pos, any, tz, inner_z);
+        // DTZ's pushes are options of their own, added once DTM's result gives their value.
+        let z = if pushes {
+            ((z.0 & !RESOLVED) | PUSHES_PENDING, z.1)
+        } else {
+            z
+        };
+        (m, z)
     }
 }
 
