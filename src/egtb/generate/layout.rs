@@ -30,6 +30,10 @@ const TRIANGLE_NUMBER: [u8; 64] = {
     n
 };
 
+/// Digits of a plain entry: two kings and at most four groups (see `Layout::digits`).
+const MAX_DIGITS: usize = 6;
+type Digits = [u32; MAX_DIGITS];
+
 /// The long diagonals a1-h8 and h1-a8, the axes of the pawnless reflections that can leave a
 /// position unchanged.
 const DIAG: u64 = 0x8040_2010_0804_0201;
@@ -167,6 +171,8 @@ pub struct Layout<'a> {
     group_of: [[usize; 6]; 2],
     /// What one step of Black's king is worth in the entry number.
     bk_weight: u64,
+    /// The radix of each digit of a plain entry (see `digits`); unused digits 1.
+    radices: Digits,
     /// Entries of the plain part (per half).
     plain: u64,
     /// Nalimov main-zone size and e.p. entries, per half (0 when this half keeps none).
@@ -215,10 +221,17 @@ impl<'a> Layout<'a> {
             main[h as usize] = mz;
             ep_len[h as usize] = nalimov.size(h).saturating_sub(mz);
         }
+        let mut radices = [1; MAX_DIGITS];
+        radices[0] = if pawns { 32 } else { 10 };
+        radices[1] = 64;
+        for (r, g) in radices[2..].iter_mut().zip(&groups) {
+            *r = g.radix as u32;
+        }
         Layout {
             nalimov,
             pawns,
             symmetric,
+            radices,
             groups,
             group_of,
             bk_weight,
@@ -347,19 +360,65 @@ impl<'a> Layout<'a> {
     #[inline]
     pub fn decode(&self, h: Half, idx: u64) -> Option<TbPosition> {
         let pos = self.unpack::<true>(h, idx)?;
-        if idx >= self.plain {
-            return Some(pos);
+        if idx >= self.plain || self.valid(h, idx, &pos) {
+            Some(pos)
+        } else {
+            None
         }
-        if !pos.is_legal() {
-            return None;
+    }
+
+    /// Calls `f(idx, position or None if broken)` for every entry of `range` in half `h`, in
+    /// order: `decode` without its divisions, the digits counted up from one entry to the next.
+    #[inline]
+    pub fn scan(
+        &self,
+        h: Half,
+        range: std::ops::Range<u64>,
+        mut f: impl FnMut(u64, Option<&TbPosition>),
+    ) {
+        let plain_end = range.end.min(self.plain);
+        if range.start < plain_end {
+            let mut digits = self.digits(range.start);
+            for idx in range.start..plain_end {
+                let pos = self
+                    .position_of_digits::<true>(h, &digits)
+                    .filter(|pos| self.valid(h, idx, pos));
+                f(idx, pos.as_ref());
+                // The next entry: the last digit counts up, carrying into the ones before.
+                for (d, &radix) in digits.iter_mut().zip(&self.radices).rev() {
+                    *d += 1;
+                    if *d < radix {
+                        break;
+                    }
+                    *d = 0;
+                }
+            }
         }
-        // With White's king on the diagonal the normal form depends on the other men too: only
-        // the entry `encode` gives is used.
-        let wk = pos.king(Color::White).0;
-        if !self.pawns && wk % 9 == 0 && self.encode(&pos) != Some((h, idx)) {
-            return None;
+        for idx in range.start.max(self.plain)..range.end {
+            f(idx, self.decode(h, idx).as_ref());
         }
-        Some(pos)
+    }
+
+    /// The rest of legality for a plain entry whose digits give `pos`: the digits give one king
+    /// each, distinct squares and pawns on ranks 2-7; what is left is the kings' distance, the
+    /// side not to move not in check, and the normal form on the diagonal.
+    #[inline(always)]
+    fn valid(&self, h: Half, idx: u64, pos: &TbPosition) -> bool {
+        let (wk, bk) = (pos.king(Color::White), pos.king(Color::Black));
+        if king_attacks(wk).contains(bk) || pos.attacked_by(pos.king(!pos.stm), pos.stm) {
+            return false;
+        }
+        // With White's king on the diagonal, Black's king below it decides (see `encode`); on
+        // it too, only the entry `encode` gives is used.
+        if !self.pawns && wk.file() == wk.rank() {
+            if bk.file() < bk.rank() {
+                return false;
+            }
+            if bk.file() == bk.rank() && self.encode(pos) != Some((h, idx)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The position of an entry known not to be broken (the solver's resolved entries): the
@@ -381,15 +440,31 @@ impl<'a> Layout<'a> {
             }
             return self.nalimov.decode(h, i);
         }
-        let mut pos = TbPosition::empty(h.stm());
+        self.position_of_digits::<CHECK>(h, &self.digits(idx))
+    }
+
+    /// The digits of a plain entry, most significant first: White's king, Black's king, then
+    /// each group's rank.
+    #[inline(always)]
+    fn digits(&self, idx: u64) -> Digits {
+        let mut d = [0u32; MAX_DIGITS];
         let mut x = idx;
+        for (d, &radix) in d.iter_mut().zip(&self.radices).rev() {
+            *d = (x % radix as u64) as u32;
+            x /= radix as u64;
+        }
+        d
+    }
+
+    /// The men the digits name; with `CHECK`, None when two men share a square.
+    #[inline(always)]
+    fn position_of_digits<const CHECK: bool>(&self, h: Half, d: &Digits) -> Option<TbPosition> {
+        let mut pos = TbPosition::empty(h.stm());
         let mut occ = 0u64;
-        for g in self.groups.iter().rev() {
-            let offset = if g.kind == PieceType::Pawn { 8 } else { 0 };
-            let rank = x % g.radix;
-            x /= g.radix;
+        for (g, &rank) in self.groups.iter().zip(&d[2..]) {
+            let offset: u64 = if g.kind == PieceType::Pawn { 8 } else { 0 };
             let bits = if g.count == 1 {
-                1u64 << (rank + offset)
+                1u64 << (rank as u64 + offset)
             } else {
                 let d = &g.sets[rank as usize];
                 (0..g.count as usize).fold(0, |b, i| b | 1u64 << (d[i] as u64 + offset))
@@ -400,8 +475,7 @@ impl<'a> Layout<'a> {
             occ |= bits;
             pos.pieces[g.color.index()][g.kind.index()] = Bitboard(bits);
         }
-        let bk = x % 64;
-        let k = x / 64;
+        let (k, bk) = (d[0] as u64, d[1] as u64);
         let wk = if self.pawns {
             (k / 4) * 8 + k % 4
         } else {
@@ -416,14 +490,14 @@ impl<'a> Layout<'a> {
     }
 
     /// Calls `f` with each Nalimov index of the valid entry `idx` of half `h` (a half the
-    /// Nalimov index stores): one, or two when both kings stand on a long diagonal, where
-    /// Nalimov keeps a position and its reflection in that diagonal as twins.
+    /// Nalimov index stores), whose position is `pos`: one, or two when both kings stand on a
+    /// long diagonal, where Nalimov keeps a position and its reflection in that diagonal as
+    /// twins.
     #[inline]
-    pub fn nalimov_entries(&self, h: Half, idx: u64, mut f: impl FnMut(u64)) {
+    pub fn nalimov_entries(&self, h: Half, idx: u64, pos: &TbPosition, mut f: impl FnMut(u64)) {
         if idx >= self.plain {
             return f(self.main[h as usize] + idx - self.plain);
         }
-        let pos = self.decode_valid(h, idx);
         let at = |p: &TbPosition| {
             let (nh, i) = self
                 .nalimov
@@ -432,7 +506,7 @@ impl<'a> Layout<'a> {
             debug_assert_eq!(nh, h);
             i
         };
-        let first = at(&pos);
+        let first = at(pos);
         f(first);
         if self.pawns {
             return;
@@ -560,6 +634,7 @@ mod tests {
         for h in Half::BOTH {
             for idx in 0..layout.size(h) {
                 if let Some(pos) = layout.decode(h, idx) {
+                    assert!(pos.is_legal(), "{name} {idx}");
                     assert_eq!(layout.encode(&pos), Some((h, idx)), "{name} {idx}");
                     entries += 1;
                 }
@@ -589,6 +664,31 @@ mod tests {
     fn layout_round_trips() {
         for name in ["KQK", "KPK", "KBBK", "KPKP", "KQKQ", "KPPK", "KNNK"] {
             round_trip(name);
+        }
+    }
+
+    /// A scan gives, entry by entry, what `decode` gives, from any starting entry (chunks of
+    /// 1000 here, so that the counting carries through every digit and into the e.p. part).
+    #[test]
+    fn scan_equals_decode() {
+        for name in ["KQK", "KBBK", "KPKP", "KRPK"] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            for h in Half::BOTH {
+                let size = layout.size(h);
+                let mut seen = 0;
+                for start in (0..size).step_by(1000) {
+                    let mut next = start;
+                    layout.scan(h, start..(start + 1000).min(size), |idx, pos| {
+                        assert_eq!(idx, next);
+                        assert_eq!(pos.copied(), layout.decode(h, idx), "{name} {idx}");
+                        next += 1;
+                        seen += 1;
+                    });
+                }
+                assert_eq!(seen, size, "{name}");
+            }
         }
     }
 

@@ -114,8 +114,22 @@ pub struct TableSummary {
     pub verify: Option<VerifyReport>,
     /// Peak resident memory of the process so far, bytes (Linux; 0 elsewhere).
     pub peak_bytes: u64,
-    /// How DTZ50 was solved: 0 copied from DTZ, 1 in one solve, n by n pawn levels.
-    pub dtz50_levels: u32,
+    /// How DTZ50 was found.
+    pub dtz50: Dtz50Method,
+}
+
+/// How a table's DTZ50 was found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Dtz50Method {
+    /// Equal to DTZ: nothing deeper than 100 plies, sub-endgames the same under the rule.
+    SameAsDtz,
+    /// DTZ with its results deeper than 100 plies drawn (no pawns, sub-endgames the same
+    /// under the rule).
+    DtzCapped,
+    /// A solve of its own.
+    Solved,
+    /// Solved one pawn level at a time (this many levels).
+    ByPawnLevel(u32),
 }
 
 impl TableSummary {
@@ -155,10 +169,11 @@ impl TableSummary {
         }
         s += &format!(
             " | dtz50 {}",
-            match self.dtz50_levels {
-                0 => "= dtz".to_string(),
-                1 => "1 solve".to_string(),
-                n => format!("by {n} pawn levels"),
+            match self.dtz50 {
+                Dtz50Method::SameAsDtz => "= dtz".to_string(),
+                Dtz50Method::DtzCapped => "= dtz capped at 100 plies".to_string(),
+                Dtz50Method::Solved => "1 solve".to_string(),
+                Dtz50Method::ByPawnLevel(n) => format!("by {n} pawn levels"),
             }
         );
         s += &format!(
@@ -244,7 +259,7 @@ pub fn gentb(
                 verify_seconds: 0.0,
                 verify: None,
                 peak_bytes: peak_memory_bytes(),
-                dtz50_levels: 0,
+                dtz50: Dtz50Method::SameAsDtz,
             }
         } else {
             build_endgame(&m, opts)?
@@ -321,50 +336,66 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let mut halves = summarise_dtm(&index, &dtm);
     write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
 
-    // Without pawns, and with sub-endgames the rule changes nothing in, DTZ50 starts where
-    // DTZ does: a copy of DTZ's start saves DTZ50 its init pass if DTZ goes beyond 100 plies.
     let clean = subs.rule50_clean();
-    let dtz50_start = match &dtz_start {
-        Some(s) if clean && !m.has_pawns() => Some(s.copy()),
-        _ => None,
-    };
     let dtz_work = solve(Metric::Dtz, Some(&wdl), dtz_start);
     let dtz = nalimov(&dtz_work);
     drop(dtz_work);
     let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
     summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
 
-    // DTZ50: pawn-move targets need their own DTZ50 result, so with pawns it is solved by
-    // pawn level (`Solver::run_by_pawn_level`).
-    let mut levels = 0;
+    // DTZ50. When the sub-endgames' results are the same under the rule, the two solves meet
+    // the same terminal values and differ only in stopping at 100 plies: DTZ50 is DTZ with the
+    // deeper results drawn. With pawns that holds only if nothing is deeper than 100 plies (a
+    // push's value is its target's result, which the rule may change); otherwise pawn-move
+    // targets need their own DTZ50 result, and DTZ50 is solved by pawn level
+    // (`Solver::run_by_pawn_level`).
     let dtz_max = halves
         .iter()
         .flatten()
         .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
         .max()
         .unwrap_or(0);
-    if !opts.full_dtz50 && dtz_max <= solve::RULE50_PLIES && clean {
-        // Same terminal values and nothing beyond 100 plies: the rule changes nothing, and
-        // the DTZ values are written a second time as DTZ50.
-        bar.set_message(format!("{m} dtz50 = dtz"));
-        summarise_dtz(&mut halves, &dtz, Metric::Dtz50, Some(&dtz_wdl_wins));
-        write_work(&opts.dir, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
-    } else {
-        write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
-        drop(wdl);
-        let solver = Solver::new(&layout, &subs, Metric::Dtz50, None);
-        let on_pass = progress(format!("{m} dtz50"));
-        let dtz50_work = if m.has_pawns() {
-            levels = layout.max_pawn_level() as u32;
-            solver.run_by_pawn_level(&on_pass)
+    let dtz50_method = if opts.full_dtz50 || !clean {
+        if m.has_pawns() {
+            Dtz50Method::ByPawnLevel(layout.max_pawn_level() as u32)
         } else {
-            levels = 1;
-            solver.run(dtz50_start, &on_pass)
-        };
-        let dtz50 = nalimov(&dtz50_work);
-        drop(dtz50_work);
-        summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
-        write_work(&opts.dir, &m, &[Metric::Dtz50], dtz50)?;
+            Dtz50Method::Solved
+        }
+    } else if dtz_max <= solve::RULE50_PLIES {
+        Dtz50Method::SameAsDtz
+    } else if !m.has_pawns() {
+        Dtz50Method::DtzCapped
+    } else {
+        Dtz50Method::ByPawnLevel(layout.max_pawn_level() as u32)
+    };
+    match dtz50_method {
+        Dtz50Method::SameAsDtz => {
+            bar.set_message(format!("{m} dtz50 = dtz"));
+            summarise_dtz(&mut halves, &dtz, Metric::Dtz50, Some(&dtz_wdl_wins));
+            write_work(&opts.dir, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
+        }
+        Dtz50Method::DtzCapped => {
+            bar.set_message(format!("{m} dtz50 = dtz capped"));
+            let dtz50 = solve::capped_at_rule50(&dtz);
+            write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
+            summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
+            write_work(&opts.dir, &m, &[Metric::Dtz50], dtz50)?;
+        }
+        Dtz50Method::Solved | Dtz50Method::ByPawnLevel(_) => {
+            write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
+            drop(wdl);
+            let solver = Solver::new(&layout, &subs, Metric::Dtz50, None);
+            let on_pass = progress(format!("{m} dtz50"));
+            let dtz50_work = if m.has_pawns() {
+                solver.run_by_pawn_level(&on_pass)
+            } else {
+                solver.run(None, &on_pass)
+            };
+            let dtz50 = nalimov(&dtz50_work);
+            drop(dtz50_work);
+            summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
+            write_work(&opts.dir, &m, &[Metric::Dtz50], dtz50)?;
+        }
     }
     bar.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -395,7 +426,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         verify_seconds,
         verify,
         peak_bytes: peak_memory_bytes(),
-        dtz50_levels: levels,
+        dtz50: dtz50_method,
     })
 }
 
@@ -520,10 +551,10 @@ fn to_nalimov(layout: &Layout, work: &Work) -> Work {
         (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
                 let code = src[idx as usize].load(Relaxed);
-                if code & !solve::RESOLVED == solve::CODE_NONE {
-                    continue; // broken
+                if code & !solve::RESOLVED != solve::CODE_NONE {
+                    let pos = layout.decode_valid(h, idx);
+                    layout.nalimov_entries(h, idx, &pos, |i| out[i as usize].store(code, Relaxed));
                 }
-                layout.nalimov_entries(h, idx, |i| out[i as usize].store(code, Relaxed));
             }
         });
         Some(out)

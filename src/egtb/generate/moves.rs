@@ -62,7 +62,7 @@ fn kind_at(pos: &TbPosition, color: Color, sq: Square) -> usize {
 /// e.p. square set after a double step (the index ignores it when no pawn can capture).
 #[inline]
 pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass) -> bool) -> bool {
-    for_each_conversion(pos, &mut f)
+    for_each_conversion(pos, &Legality::of(pos), &mut f)
         && for_each_quiet(pos, |succ| f(succ, MoveClass::Quiet))
         && for_each_pawn_push(pos, |succ| f(succ, MoveClass::Pawn))
 }
@@ -99,28 +99,119 @@ pub fn for_each_quiet(pos: &TbPosition, mut f: impl FnMut(&TbPosition) -> bool) 
     true
 }
 
+/// What the legality of the side to move's moves depends on, found once per position as a
+/// legal move generator does: checks, pins and the squares its king may not step to. Moves are
+/// then legal by construction instead of made and tested one by one.
+pub struct Legality {
+    ksq: Square,
+    /// Squares the enemy attacks with our king off the board (so that a slider's ray does not
+    /// stop at the square the king leaves).
+    danger: Bitboard,
+    /// Where a man other than the king may go: anywhere; in check, onto the checker or between
+    /// it and the king; in double check, nowhere.
+    evasion: Bitboard,
+    /// Our men pinned to our king (each keeps to the line through the king and itself).
+    pinned: Bitboard,
+}
+
+impl Legality {
+    #[inline]
+    pub fn of(pos: &TbPosition) -> Legality {
+        let us = pos.stm;
+        let them = !us;
+        let occ = pos.occupied();
+        let ksq = pos.king(us);
+        let their = &pos.pieces[them.index()];
+        let diagonal = their[PieceType::Bishop.index()] | their[PieceType::Queen.index()];
+        let straight = their[PieceType::Rook.index()] | their[PieceType::Queen.index()];
+        let without_king = occ ^ Bitboard::from_square(ksq);
+        let mut danger = king_attacks(pos.king(them));
+        for sq in their[PieceType::Knight.index()] {
+            danger |= knight_attacks(sq);
+        }
+        for sq in their[PieceType::Pawn.index()] {
+            danger |= pawn_attacks(them, sq);
+        }
+        for sq in diagonal {
+            danger |= bishop_attacks(sq, without_king);
+        }
+        for sq in straight {
+            danger |= rook_attacks(sq, without_king);
+        }
+        let checkers = (knight_attacks(ksq) & their[PieceType::Knight.index()])
+            | (pawn_attacks(us, ksq) & their[PieceType::Pawn.index()])
+            | (bishop_attacks(ksq, occ) & diagonal)
+            | (rook_attacks(ksq, occ) & straight);
+        let evasion = if checkers.more_than_one() {
+            Bitboard::EMPTY
+        } else if checkers.any() {
+            between(ksq, checkers.lsb()) | checkers
+        } else {
+            Bitboard(!0)
+        };
+        let own = pos.side(us);
+        let snipers = (bishop_attacks(ksq, Bitboard::EMPTY) & diagonal)
+            | (rook_attacks(ksq, Bitboard::EMPTY) & straight);
+        let mut pinned = Bitboard::EMPTY;
+        for sn in snipers {
+            let b = between(ksq, sn) & occ;
+            if !b.more_than_one() {
+                pinned |= b & own;
+            }
+        }
+        Legality {
+            ksq,
+            danger,
+            evasion,
+            pinned,
+        }
+    }
+
+    /// The legal ones of `targets` for the man (not the king) on `from`.
+    #[inline(always)]
+    fn keep(&self, from: Square, targets: Bitboard) -> Bitboard {
+        if self.pinned.contains(from) {
+            targets & self.evasion & line(self.ksq, from)
+        } else {
+            targets & self.evasion
+        }
+    }
+
+    /// The legal ones of `targets` for the king.
+    #[inline(always)]
+    fn king_keep(&self, targets: Bitboard) -> Bitboard {
+        targets & !self.danger
+    }
+}
+
 /// Calls `f(successor, class)` for every legal capture and promotion (the moves that leave
 /// this endgame, `MoveClass::Convert`); stops early (and returns false) when `f` returns false.
 #[inline]
 pub fn for_each_conversion(
     pos: &TbPosition,
+    legal: &Legality,
     mut f: impl FnMut(&TbPosition, MoveClass) -> bool,
 ) -> bool {
     let us = pos.stm;
     let them = !us;
     let (ui, ti) = (us.index(), them.index());
     let occ = pos.occupied();
-    let opp = pos.side(them);
-    let their_king = pos.pieces[ti][PieceType::King.index()];
+    let prey = pos.side(them) & !pos.pieces[ti][PieceType::King.index()];
     let mut emit = |succ: &mut TbPosition, class: MoveClass| -> bool {
         succ.stm = them;
         succ.ep = None;
-        emit_legal(succ, |s| f(s, class))
+        f(succ, class)
     };
     for kind in PIECES {
         let k = kind.index();
         for from in pos.pieces[ui][k] {
-            for to in piece_attacks(kind, from, occ) & opp & !their_king {
+            let attacks = piece_attacks(kind, from, occ) & prey;
+            let targets = if kind == PieceType::King {
+                legal.king_keep(attacks)
+            } else {
+                legal.keep(from, attacks)
+            };
+            for to in targets {
                 let mut s = *pos;
                 s.pieces[ui][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
                 let c = kind_at(pos, them, to);
@@ -141,7 +232,7 @@ pub fn for_each_conversion(
         let promotes = rel_rank(from, us) == 6;
         // Promoting pushes (the others are `for_each_pawn_push`'s).
         let to = from.offset(fwd);
-        if promotes && !occ.contains(to) {
+        if promotes && !occ.contains(to) && legal.keep(from, Bitboard::from_square(to)).any() {
             let mut s = *pos;
             s.pieces[ui][p].clear(from);
             for promo in PieceType::PROMOTIONS {
@@ -157,7 +248,7 @@ pub fn for_each_conversion(
             }
         }
         // Captures.
-        for to in pawn_attacks(us, from) & opp & !their_king {
+        for to in legal.keep(from, pawn_attacks(us, from) & prey) {
             let c = kind_at(pos, them, to);
             let mut s = *pos;
             s.pieces[ui][p].clear(from);
@@ -185,7 +276,8 @@ pub fn for_each_conversion(
                 }
             }
         }
-        // En passant.
+        // En passant: two men leave the capturer's rank at once, so the own king is tested
+        // on the position made.
         if let Some(ep) = pos.ep {
             if pawn_attacks(us, from).contains(ep) {
                 let victim = ep.offset(-fwd);
@@ -193,11 +285,13 @@ pub fn for_each_conversion(
                     let mut s = *pos;
                     s.pieces[ui][p].0 ^= (1u64 << from.0) | (1u64 << ep.0);
                     s.pieces[ti][p].clear(victim);
+                    s.stm = them;
+                    s.ep = None;
                     let class = MoveClass::Convert {
                         captured: p as u8,
                         promoted: NONE,
                     };
-                    if !emit(&mut s, class) {
+                    if !s.attacked_by(s.king(us), them) && !emit(&mut s, class) {
                         return false;
                     }
                 }
@@ -216,69 +310,15 @@ pub struct InnerMoves {
     pub pushes: u32,
 }
 
-/// Counts the quiet moves and pawn pushes of `pos` from attack sets, checks and pins, as a legal
-/// move generator does, instead of making each move and asking whether the own king is
-/// attacked: the init pass needs only how many there are.
+/// Counts the quiet moves and pawn pushes of `pos` from attack sets and `legal`, instead of
+/// making each move and asking whether the own king is attacked: the init pass needs only how
+/// many there are.
 #[inline]
-pub fn count_inner_moves(pos: &TbPosition) -> InnerMoves {
+pub fn count_inner_moves(pos: &TbPosition, legal: &Legality) -> InnerMoves {
     let us = pos.stm;
-    let them = !us;
-    let (ui, ti) = (us.index(), them.index());
+    let ui = us.index();
     let occ = pos.occupied();
-    let ksq = pos.king(us);
-    let their = &pos.pieces[ti];
-    let diagonal = their[PieceType::Bishop.index()] | their[PieceType::Queen.index()];
-    let straight = their[PieceType::Rook.index()] | their[PieceType::Queen.index()];
-
-    // Squares the king may not step to: attacked with the king itself off the board, so that a
-    // slider's ray does not stop at the square the king leaves.
-    let without_king = occ ^ Bitboard::from_square(ksq);
-    let mut danger = king_attacks(pos.king(them));
-    for sq in their[PieceType::Knight.index()] {
-        danger |= knight_attacks(sq);
-    }
-    for sq in their[PieceType::Pawn.index()] {
-        danger |= pawn_attacks(them, sq);
-    }
-    for sq in diagonal {
-        danger |= bishop_attacks(sq, without_king);
-    }
-    for sq in straight {
-        danger |= rook_attacks(sq, without_king);
-    }
-    let mut quiet = (king_attacks(ksq) & !occ & !danger).count();
-
-    let checkers = (knight_attacks(ksq) & their[PieceType::Knight.index()])
-        | (pawn_attacks(us, ksq) & their[PieceType::Pawn.index()])
-        | (bishop_attacks(ksq, occ) & diagonal)
-        | (rook_attacks(ksq, occ) & straight);
-    if checkers.more_than_one() {
-        return InnerMoves { quiet, pushes: 0 };
-    }
-    // In check, a quiet move must block (a capture of the checker is a conversion).
-    let allowed = if checkers.any() {
-        between(ksq, checkers.lsb())
-    } else {
-        Bitboard(!0)
-    };
-    // A pinned man keeps to the line through its king and the pinner.
-    let own = pos.side(us);
-    let snipers = (bishop_attacks(ksq, Bitboard::EMPTY) & diagonal)
-        | (rook_attacks(ksq, Bitboard::EMPTY) & straight);
-    let mut pinned = Bitboard::EMPTY;
-    for sn in snipers {
-        let b = between(ksq, sn) & occ;
-        if !b.more_than_one() {
-            pinned |= b & own;
-        }
-    }
-    let keep = |from: Square, targets: Bitboard| -> Bitboard {
-        if pinned.contains(from) {
-            targets & allowed & line(ksq, from)
-        } else {
-            targets & allowed
-        }
-    };
+    let mut quiet = legal.king_keep(king_attacks(legal.ksq) & !occ).count();
     for kind in [
         PieceType::Knight,
         PieceType::Bishop,
@@ -286,7 +326,9 @@ pub fn count_inner_moves(pos: &TbPosition) -> InnerMoves {
         PieceType::Queen,
     ] {
         for from in pos.pieces[ui][kind.index()] {
-            quiet += keep(from, piece_attacks(kind, from, occ) & !occ).count();
+            quiet += legal
+                .keep(from, piece_attacks(kind, from, occ) & !occ)
+                .count();
         }
     }
     let fwd = forward(us);
@@ -301,7 +343,7 @@ pub fn count_inner_moves(pos: &TbPosition) -> InnerMoves {
         if r == 1 && !occ.contains(to.offset(fwd)) {
             targets.set(to.offset(fwd));
         }
-        pushes += keep(from, targets).count();
+        pushes += legal.keep(from, targets).count();
     }
     InnerMoves { quiet, pushes }
 }
@@ -535,7 +577,11 @@ mod tests {
                         made.pushes += 1;
                         true
                     });
-                    assert_eq!(count_inner_moves(&pos), made, "{name} {h:?} {idx}");
+                    assert_eq!(
+                        count_inner_moves(&pos, &Legality::of(&pos)),
+                        made,
+                        "{name} {h:?} {idx}"
+                    );
                     checked += 1;
                 }
             }
@@ -567,7 +613,7 @@ mod tests {
                     let Some(pos) = layout.decode(h, idx) else {
                         continue;
                     };
-                    let n = count_inner_moves(&pos);
+                    let n = count_inner_moves(&pos, &Legality::of(&pos));
                     moves += (n.quiet + n.pushes) as u64;
                     for_each_unmove(&pos, true, |pred, _| {
                         assert!(
@@ -582,6 +628,59 @@ mod tests {
             if m.has_pawns() && step == 1 {
                 assert_eq!(moves, unmoves, "{name}");
             }
+        }
+    }
+
+    /// The captures and promotions (e.p. included) are exactly the chess core's legal ones, on
+    /// every entry of endgames with checks, pins, promotions and e.p. (5-man endgames on every
+    /// 97th entry).
+    #[test]
+    fn conversions_equal_the_chess_core_captures_and_promotions() {
+        use crate::chess::{legal_moves, MoveKind, Position};
+        use crate::egtb::generate::verify::{set_position, successor};
+        let mut board = Position::startpos();
+        for (name, step) in [
+            ("KQKR", 1),
+            ("KRKP", 1),
+            ("KPKP", 1),
+            ("KBPKP", 389),
+            ("KRPKR", 389),
+            ("KQNKB", 389),
+        ] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let mut conversions = 0u64;
+            for h in Half::BOTH {
+                for idx in (0..layout.size(h)).step_by(step) {
+                    let Some(pos) = layout.decode(h, idx) else {
+                        continue;
+                    };
+                    let mut ours = Vec::new();
+                    for_each_conversion(&pos, &Legality::of(&pos), |succ, _| {
+                        ours.push(*succ);
+                        true
+                    });
+                    set_position(&mut board, &pos);
+                    let mut core = Vec::new();
+                    for mv in legal_moves(&board).iter() {
+                        let captures =
+                            board.piece_at(mv.to()).is_some() || mv.kind() == MoveKind::EnPassant;
+                        if captures || mv.is_promotion() {
+                            let mut succ = successor(&board, &pos, mv).0;
+                            succ.ep = None;
+                            core.push(succ);
+                        }
+                    }
+                    // Each successor appears once on either side (promotions differ in kind).
+                    assert!(
+                        ours.len() == core.len() && ours.iter().all(|s| core.contains(s)),
+                        "{name} {h:?} {idx}: {ours:?} against {core:?}"
+                    );
+                    conversions += ours.len() as u64;
+                }
+            }
+            assert!(conversions > 10_000, "{name}: {conversions}");
         }
     }
 }

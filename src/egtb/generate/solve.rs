@@ -18,7 +18,7 @@
 use super::layout::Layout;
 use super::moves::{
     count_inner_moves, for_each_conversion, for_each_move, for_each_pawn_push, for_each_unmove,
-    in_check, MoveClass, NONE,
+    in_check, Legality, MoveClass, NONE,
 };
 use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome, TbValue};
@@ -274,26 +274,6 @@ impl Start {
         }
         start
     }
-
-    /// A copy, for a second metric that starts from the same values.
-    pub fn copy(&self) -> Start {
-        Start {
-            work: self.work.each_ref().map(|v| {
-                v.as_ref().map(|v| {
-                    v.par_iter()
-                        .map(|a| AtomicU16::new(a.load(Relaxed)))
-                        .collect()
-                })
-            }),
-            counters: self.counters.each_ref().map(|v| {
-                v.as_ref().map(|v| {
-                    v.par_iter()
-                        .map(|a| AtomicU8::new(a.load(Relaxed)))
-                        .collect()
-                })
-            }),
-        }
-    }
 }
 
 /// An entry's DTZ options from pawn pushes are still to be added (set only by
@@ -517,7 +497,11 @@ impl<'a> Solver<'a> {
 
     /// Calls `f(idx, position or None if broken)` for every entry of half `h`, in parallel.
     fn for_each_entry(&self, h: Half, f: impl Fn(u64, Option<&TbPosition>) + Sync) {
-        self.for_each_index(h, |idx| f(idx, self.layout.decode(h, idx).as_ref()));
+        let size = self.layout.size(h);
+        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            self.layout
+                .scan(h, c * CHUNK..((c + 1) * CHUNK).min(size), &f);
+        });
     }
 
     /// Adds the pawn-push options of the entries `init_dtm_dtz` left pending (DTZ and DTZ50:
@@ -838,14 +822,15 @@ impl<'a> Solver<'a> {
         let mover = pos.stm;
         let mut t = CODE_NONE;
         let mut any = false;
-        for_each_conversion(pos, |succ, class| {
+        let legal = Legality::of(pos);
+        for_each_conversion(pos, &legal, |succ, class| {
             any = true;
             if let Some(o) = self.terminal(mover, class, succ, solved) {
                 t = better(t, o);
             }
             true
         });
-        let n = count_inner_moves(pos);
+        let n = count_inner_moves(pos, &legal);
         let mut inner = n.quiet;
         if solved.is_none() && self.pawn_wdl.is_none() {
             inner += n.pushes; // DTM: pushes stay in the table's own waves
@@ -914,11 +899,12 @@ impl<'a> Solver<'a> {
             }
         };
         let (inner_m, inner_z, pushes) = if self.layout.no_symmetric_neighbours(pos) {
-            for_each_conversion(pos, |succ, class| {
+            let legal = Legality::of(pos);
+            for_each_conversion(pos, &legal, |succ, class| {
                 conversion(class, succ);
                 true
             });
-            let n = count_inner_moves(pos);
+            let n = count_inner_moves(pos, &legal);
             any |= n.quiet + n.pushes > 0;
             (n.quiet + n.pushes, n.quiet, n.pushes > 0)
         } else {
@@ -966,6 +952,26 @@ fn wdl_of_code(c: u16) -> u8 {
         c if is_win(c) => 2,
         _ => 0,
     }
+}
+
+/// DTZ values as DTZ50 where the rule only stops the count: results deeper than 100 plies
+/// become draws (see `build_endgame`).
+pub fn capped_at_rule50(dtz: &Work) -> Work {
+    dtz.each_ref().map(|v| {
+        v.as_ref().map(|v| {
+            v.par_iter()
+                .map(|a| {
+                    let code = a.load(Relaxed);
+                    let c = code & !RESOLVED;
+                    AtomicU16::new(if c > CODE_DRAW && depth(c) > RULE50_PLIES {
+                        RESOLVED | CODE_DRAW
+                    } else {
+                        code
+                    })
+                })
+                .collect()
+        })
+    })
 }
 
 /// Win/draw/loss of final working values.

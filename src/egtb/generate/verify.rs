@@ -96,7 +96,7 @@ pub fn verify(table: &EndgameTables, subs: &[EndgameTables]) -> VerifyReport {
 }
 
 /// Sets `pos` to the position `tb` (no castling, fresh counters).
-fn set_position(pos: &mut Position, tb: &TbPosition) {
+pub(super) fn set_position(pos: &mut Position, tb: &TbPosition) {
     pos.clear();
     for color in Color::BOTH {
         for kind in PieceType::ALL {
@@ -116,7 +116,7 @@ fn set_position(pos: &mut Position, tb: &TbPosition) {
 /// zeroes the 50-move counter. Built from the move's squares rather than by make/unmake:
 /// which moves are legal is the chess core's answer, what they do to the men is plain.
 #[inline]
-fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, bool) {
+pub(super) fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, bool) {
     let us = tb.stm;
     let (ui, ti) = (us.index(), (!us).index());
     let (from, to) = (m.from(), m.to());
