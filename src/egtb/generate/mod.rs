@@ -313,7 +313,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         Solver::new(&layout, &subs, metric, pawn_wdl).run(start, &on_pass)
     };
     let nalimov = |work: &Work| -> Work {
-        let out = to_nalimov(&layout, work);
+        let [out] = to_nalimov(&layout, [work]);
         bar.set_message(format!("{m} writing"));
         out
     };
@@ -322,7 +322,10 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     // it alive): peak memory is what limits the largest endgames.
     // DTM's and DTZ's init passes are one when both metrics' arrays fit beside each other
     // (6 bytes an entry instead of 3); the largest endgames keep two passes and their memory.
-    let (dtm_start, dtz_start) = if total * 6 <= SHARED_INIT_BYTES {
+    // In that same room DTM's final values (2 bytes an entry) wait for DTZ's, and one pass
+    // puts both in Nalimov order (the Nalimov index of every entry computed once).
+    let shared = total * 6 <= SHARED_INIT_BYTES;
+    let (dtm_start, dtz_start) = if shared {
         bar.set_message(format!("{m} init"));
         let (a, b) = Solver::new(&layout, &subs, Metric::Dtm, None).init_dtm_dtz();
         (Some(a), Some(b))
@@ -330,16 +333,36 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         (None, None)
     };
     let dtm_work = solve(Metric::Dtm, None, dtm_start);
-    let wdl = wdl_of_work(&dtm_work);
-    let dtm = nalimov(&dtm_work);
-    drop(dtm_work);
-    let mut halves = summarise_dtm(&index, &dtm);
-    write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
+    // Pawn pushes are DTZ's zeroing moves inside the table: their value is DTM's result.
+    let wdl = m.has_pawns().then(|| wdl_of_work(&dtm_work));
+    let mut halves = [None, None];
+    let dtm_waiting = if shared {
+        Some(dtm_work)
+    } else {
+        let dtm = nalimov(&dtm_work);
+        drop(dtm_work);
+        halves = summarise_dtm(&index, &dtm);
+        write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
+        None
+    };
 
     let clean = subs.rule50_clean();
-    let dtz_work = solve(Metric::Dtz, Some(&wdl), dtz_start);
-    let dtz = nalimov(&dtz_work);
-    drop(dtz_work);
+    let dtz_work = solve(Metric::Dtz, wdl.as_ref(), dtz_start);
+    let dtz = match dtm_waiting {
+        Some(dtm_work) => {
+            let [dtm, dtz] = to_nalimov(&layout, [&dtm_work, &dtz_work]);
+            drop((dtm_work, dtz_work));
+            bar.set_message(format!("{m} writing"));
+            halves = summarise_dtm(&index, &dtm);
+            write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
+            dtz
+        }
+        None => {
+            let dtz = nalimov(&dtz_work);
+            drop(dtz_work);
+            dtz
+        }
+    };
     let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
     summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
 
@@ -531,32 +554,49 @@ fn summarise_dtz(
 }
 
 /// Working values re-ordered from the generator's layout into the Nalimov index's order: each
-/// valid entry is written to its Nalimov entries (`Layout::nalimov_entries`); the rest stay
-/// broken. Layout and index both number the kings first, so the writes stay near each other.
-fn to_nalimov(layout: &Layout, work: &Work) -> Work {
+/// valid entry of every work in `works` (one endgame's metrics) is written to its Nalimov
+/// entries (`Layout::nalimov_entries`, found once for all); the rest stay broken. Layout and
+/// index both number the kings first, so the writes stay near each other.
+fn to_nalimov<const N: usize>(layout: &Layout, works: [&Work; N]) -> [Work; N] {
     use rayon::prelude::*;
     use std::sync::atomic::AtomicU16;
     const CHUNK: u64 = 1 << 12;
     let index = layout.nalimov();
-    [Half::Wtm, Half::Btm].map(|h| {
+    let halves = [Half::Wtm, Half::Btm].map(|h| {
         if !index.stored_halves().contains(&h) {
             return None;
         }
-        let out: Vec<AtomicU16> = (0..index.size(h))
-            .into_par_iter()
-            .map(|_| AtomicU16::new(solve::RESOLVED | solve::CODE_NONE))
-            .collect();
-        let src = work[h as usize].as_ref().expect("both halves worked");
+        let out: [Vec<AtomicU16>; N] = std::array::from_fn(|_| {
+            (0..index.size(h))
+                .into_par_iter()
+                .map(|_| AtomicU16::new(solve::RESOLVED | solve::CODE_NONE))
+                .collect()
+        });
+        let src = works.map(|w| w[h as usize].as_ref().expect("both halves worked"));
         let size = layout.size(h);
         (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                let code = src[idx as usize].load(Relaxed);
-                if code & !solve::RESOLVED != solve::CODE_NONE {
-                    let pos = layout.decode_valid(h, idx);
-                    layout.nalimov_entries(h, idx, &pos, |i| out[i as usize].store(code, Relaxed));
+                let codes = src.map(|s| s[idx as usize].load(Relaxed));
+                if codes[0] & !solve::RESOLVED == solve::CODE_NONE {
+                    continue; // broken
                 }
+                let pos = layout.decode_valid(h, idx);
+                layout.nalimov_entries(h, idx, &pos, |i| {
+                    for (o, &code) in out.iter().zip(&codes) {
+                        o[i as usize].store(code, Relaxed);
+                    }
+                });
             }
         });
         Some(out)
+    });
+    let [w, b] = halves;
+    let mut w = w.map(|a| a.map(Some));
+    let mut b = b.map(|a| a.map(Some));
+    std::array::from_fn(|k| {
+        [
+            w.as_mut().and_then(|a| a[k].take()),
+            b.as_mut().and_then(|a| a[k].take()),
+        ]
     })
 }
