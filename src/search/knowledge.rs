@@ -20,8 +20,8 @@ pub enum Verdict {
 
 /// One per search thread: the blockage detector's pawn hash is the thread's own.
 pub struct Knowledge {
-    blockage: BlockageTable,
-    use_blockage: bool,
+    /// None when `BlockageDetection` is off: then its pawn hash is not even allocated.
+    blockage: Option<BlockageTable>,
     tables: Option<TbReader>,
     /// Table probes that answered (the search adds them to `tbhits`).
     pub tbhits: u64,
@@ -60,8 +60,7 @@ const BLOCKAGE_SLOTS_LOG2: u32 = 14;
 impl Knowledge {
     pub fn new(use_blockage: bool, tables: Option<TbReader>) -> Knowledge {
         Knowledge {
-            blockage: BlockageTable::new(BLOCKAGE_SLOTS_LOG2),
-            use_blockage,
+            blockage: use_blockage.then(|| BlockageTable::new(BLOCKAGE_SLOTS_LOG2)),
             tables,
             tbhits: 0,
             requested: [0; 32],
@@ -126,7 +125,7 @@ impl Knowledge {
     /// Claims of the blockage detector since the last call (the paper's count of blockages found
     /// in the search).
     pub fn take_blockages(&mut self) -> u64 {
-        self.blockage.take_claims()
+        self.blockage.as_mut().map_or(0, BlockageTable::take_claims)
     }
 
     /// What is known of `pos`; the blockage detector looks only for the draw bounds `wanted`
@@ -149,10 +148,9 @@ impl Knowledge {
         } else {
             None
         };
-        let blockage = if self.use_blockage && (wanted.at_most_draw || wanted.at_least_draw) {
-            self.blockage.probe(pos, wanted)
-        } else {
-            None
+        let blockage = match &mut self.blockage {
+            Some(table) if wanted.at_most_draw || wanted.at_least_draw => table.probe(pos, wanted),
+            _ => None,
         };
         let at_most =
             |b: Option<Bound>| matches!(b, Some(Bound::AtMostDraw | Bound::Exact(Outcome::Draw)));
