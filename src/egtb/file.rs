@@ -491,11 +491,9 @@ impl TableFile {
             return None;
         }
         let w = self.header.value_width as u64;
-        let per_block = self.header.block_size as u64 / w;
-        let (block, within) = (idx / per_block, idx % per_block);
-        let at = (s.offset + 8 * block) as usize;
-        let start = get_u64(&self.map, at);
-        let pos = (s.offset + start + within * w) as usize;
+        // Uncompressed blocks follow the block table one after another, whole values each
+        // (`check_block_tables` made sure on opening): value i is at i * w past the table.
+        let pos = (s.offset + (s.blocks + 1) * 8 + idx * w) as usize;
         Some(TbValue(if w == 1 {
             self.map[pos] as u16
         } else {

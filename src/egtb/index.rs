@@ -1302,6 +1302,28 @@ impl EndgameIndex {
         (i < h.size).then_some((half, i))
     }
 
+    /// `index` of a position known to be legal and of this endgame's material in its own
+    /// colours (a move that captures nothing, in the verifier): without the material count and
+    /// the shape checks that guard `index` against any position.
+    #[inline]
+    pub fn index_own(&self, pos: &TbPosition) -> Option<(Half, u64)> {
+        debug_assert_eq!(pos.material(), self.material);
+        if self.material.is_symmetric() && pos.stm == Color::White {
+            return self.index(pos);
+        }
+        let half = Half::of(pos.stm);
+        let h = self.half(half);
+        if let Some(ep) = pos.ep {
+            let e = ep_squares(pos, ep)?;
+            if e.capturers != 0 {
+                let i = h.index_ep(pos, e)?;
+                return (i < h.size).then_some((half, i));
+            }
+        }
+        let i = h.index_main(&TbPosition { ep: None, ..*pos })?;
+        (i < h.size).then_some((half, i))
+    }
+
     /// The position of entry `idx` of `half` (canonical colours; for the Wtm half of a
     /// symmetric endgame, the colour-flipped image of the Btm entry), or None if the entry is
     /// broken: no legal position (in the sense of `TbPosition::is_legal`) has this index.

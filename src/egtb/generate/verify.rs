@@ -173,7 +173,7 @@ fn minimax(
         let converts =
             m.is_promotion() || m.kind() == MoveKind::EnPassant || pos.piece_at(m.to()).is_some();
         let values = if !converts {
-            match table.entry(&succ) {
+            match table.index().index_own(&succ) {
                 Some((h, i)) => plies(table, h, i),
                 None => return [super::solve::CODE_NONE; 3],
             }
