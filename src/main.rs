@@ -91,7 +91,7 @@ enum Command {
         #[arg(long, default_value_t = 1.0)]
         rate: f64,
         /// Pull towards the present weights (weight of their squared distance in the loss).
-        #[arg(long, default_value_t = 1e-10)]
+        #[arg(long, default_value_t = 3e-8)]
         prior: f64,
     },
     /// Self-play games at a fixed node count; prints `FEN | result` lines of quiet positions.

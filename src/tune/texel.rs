@@ -2,8 +2,8 @@
 //! through `eval::Trace`), blended by phase and endgame scale; the tuner fits the weights so that
 //! a sigmoid of each position's score predicts its game result (least squares), by full-batch
 //! gradient descent with Adam, with a small pull towards the starting weights so that rarely
-//! seen counts (a queen with 25 squares) keep their hand-set values. Every tenth position is held
-//! out and its error printed, to see over-fitting. Positions in check, or whose score a capture sequence would change
+//! seen counts (a queen with 25 squares) keep their hand-set values. The last tenth of the file
+//! (whole games) is held out and its error printed, to see over-fitting. Positions in check, or whose score a capture sequence would change
 //! (quiescence differs from the static evaluation), are left out.
 
 use crate::chess::{generate, Color, Gen, MoveList, Position};
@@ -43,10 +43,9 @@ pub struct TuneArgs {
 /// `weights.rs`.
 pub fn run(reader: impl BufRead, args: &TuneArgs) -> Result<String, String> {
     let mut entries = load(reader)?;
-    let held_out: Vec<Entry> = (0..entries.len() / 10)
-        .rev()
-        .map(|i| entries.swap_remove(i * 10))
-        .collect();
+    // The positions of one game share its result: the held-out tenth is the file's last tenth,
+    // whole games, so that its error shows over-fitting.
+    let held_out = entries.split_off(entries.len() - entries.len() / 10);
     eprintln!(
         "{} quiet positions, {} held out",
         entries.len(),
