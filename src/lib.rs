@@ -9,4 +9,5 @@ pub mod egtb;
 pub mod eval;
 pub mod recognize;
 pub mod search;
+pub mod tune;
 pub mod uci;

@@ -81,6 +81,35 @@ enum Command {
         #[arg(long)]
         bench: bool,
     },
+    /// Fit the evaluation's weights to game results (Texel's method); prints a new weights.rs.
+    Tune {
+        /// `FEN | result` lines (result from White's side: 1, 0.5, 0), as datagen writes them.
+        file: PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        epochs: usize,
+        /// Adam's step, in centipawns.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        /// Pull towards the present weights (weight of their squared distance in the loss).
+        #[arg(long, default_value_t = 3e-8)]
+        prior: f64,
+    },
+    /// Self-play games at a fixed node count; prints `FEN | result` lines of quiet positions.
+    Datagen {
+        /// Opening FENs (EPD), one drawn at random per game (default: the start position).
+        #[arg(long)]
+        openings: Option<PathBuf>,
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Nodes searched per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Random legal plies played after the opening.
+        #[arg(long, default_value_t = 2)]
+        random_plies: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -91,6 +120,34 @@ fn main() -> ExitCode {
             fortress::uci::session::run(stdin.lock(), Box::new(std::io::stdout()));
             ExitCode::SUCCESS
         }
+        Some(Command::Tune {
+            file,
+            epochs,
+            rate,
+            prior,
+        }) => run_tune(
+            &file,
+            &fortress::tune::texel::TuneArgs {
+                epochs,
+                rate,
+                prior,
+            },
+        ),
+        Some(Command::Datagen {
+            openings,
+            games,
+            nodes,
+            random_plies,
+            seed,
+        }) => run_datagen(
+            openings,
+            &fortress::tune::datagen::DatagenArgs {
+                games,
+                nodes,
+                random_plies,
+                seed,
+            },
+        ),
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth, tables }) => run_bench(depth, tables.as_deref()),
         Some(Command::Probe { fen, dir, json }) => run_probe(&fen.join(" "), dir.as_deref(), json),
@@ -122,6 +179,42 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+fn run_tune(file: &std::path::Path, args: &fortress::tune::texel::TuneArgs) -> ExitCode {
+    let result = std::fs::File::open(file)
+        .map_err(|e| e.to_string())
+        .and_then(|f| fortress::tune::texel::run(std::io::BufReader::new(f), args));
+    match result {
+        Ok(weights) => {
+            print!("{}", weights);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("tune: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_datagen(openings: Option<PathBuf>, args: &fortress::tune::datagen::DatagenArgs) -> ExitCode {
+    use fortress::tune::datagen;
+    let book = match openings.map(std::fs::File::open).transpose() {
+        Ok(file) => file.map_or_else(Vec::new, |f| {
+            datagen::read_openings(std::io::BufReader::new(f))
+        }),
+        Err(e) => {
+            eprintln!("datagen: openings: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match datagen::run(&book, args, &mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("datagen: {e}");
+            ExitCode::FAILURE
         }
     }
 }
