@@ -331,6 +331,104 @@ impl<'a> Layout<'a> {
         Some((Half::of(m), i))
     }
 
+    /// Can every predecessor of the valid entry `idx` (position `pos`) be numbered from the
+    /// moved man's squares alone (`pred_entries`)? Not for e.p. entries, not when both kings
+    /// stand on the long diagonal (the normal form then depends on every man), and not when a
+    /// predecessor may have e.p. variants (the side to move has a pawn that may just have
+    /// double-stepped and the other side has pawns).
+    #[inline]
+    pub fn unmoves_by_squares(&self, idx: u64, pos: &TbPosition) -> bool {
+        if idx >= self.plain {
+            return false;
+        }
+        if self.pawns {
+            let (s, p) = (pos.stm, PieceType::Pawn.index());
+            let fourth = if s == Color::White {
+                0xFF << 24
+            } else {
+                0xFF << 32
+            };
+            return pos.pieces[(!s).index()][p].is_empty()
+                || pos.pieces[s.index()][p].0 & fourth == 0;
+        }
+        let (wk, bk) = (pos.king(Color::White), pos.king(Color::Black));
+        wk.file() != wk.rank() || bk.file() != bk.rank()
+    }
+
+    /// Calls `f` with the entry of each predecessor of the valid entry `idx` (position `pos`,
+    /// `unmoves_by_squares`) in which the man of type `kind` of the side not to move stood on
+    /// one of `froms` instead of `to`: an add per square where the predecessor is in normal form
+    /// as it stands, `encode` where White's king leaves its normal region or Black's king
+    /// crosses the diagonal that White's king stands on.
+    #[inline]
+    pub fn pred_entries(
+        &self,
+        idx: u64,
+        pos: &TbPosition,
+        kind: PieceType,
+        to: Square,
+        froms: Bitboard,
+        mut f: impl FnMut(u64),
+    ) {
+        let m = !pos.stm;
+        let slow = |from: Square| {
+            let mut q = *pos;
+            q.stm = m;
+            q.ep = None;
+            q.pieces[m.index()][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
+            self.encode(&q).expect("legal predecessor has an entry").1
+        };
+        let step = |from: Square, weight: u64| {
+            (idx + from.0 as u64 * weight).wrapping_sub(to.0 as u64 * weight)
+        };
+        match (kind, m) {
+            (PieceType::King, Color::White) => {
+                let bk = pos.king(Color::Black);
+                let weight = self.bk_weight * 64;
+                let before = self.king_number(to);
+                for from in froms {
+                    let normal = if self.pawns {
+                        from.file() < 4
+                    } else {
+                        TRIANGLE_NUMBER[from.index()] != u8::MAX
+                            && (from.file() != from.rank() || bk.file() > bk.rank())
+                    };
+                    f(if normal {
+                        (idx + self.king_number(from) * weight).wrapping_sub(before * weight)
+                    } else {
+                        slow(from)
+                    });
+                }
+            }
+            (PieceType::King, Color::Black) => {
+                let wk = pos.king(Color::White);
+                let on_diagonal = !self.pawns && wk.file() == wk.rank();
+                for from in froms {
+                    f(if on_diagonal && from.file() <= from.rank() {
+                        slow(from)
+                    } else {
+                        step(from, self.bk_weight)
+                    });
+                }
+            }
+            _ => {
+                let g = &self.groups[self.group_of[m.index()][kind.index()]];
+                if g.count == 1 {
+                    for from in froms {
+                        f(step(from, g.weight));
+                    }
+                } else {
+                    let set = pos.pieces[m.index()][kind.index()].0;
+                    let before = g.rank(set) * g.weight;
+                    for from in froms {
+                        let after = g.rank(set ^ (1u64 << from.0) ^ (1u64 << to.0));
+                        f((idx + after * g.weight).wrapping_sub(before));
+                    }
+                }
+            }
+        }
+    }
+
     /// The digit of White's king, in the normal region.
     #[inline(always)]
     fn king_number(&self, wk: Square) -> u64 {

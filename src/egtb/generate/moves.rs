@@ -405,40 +405,7 @@ pub fn for_each_unmove(
     let s = pos.stm; // the side to move now
     let m = !s; // the side that just moved
     let (mi, si) = (m.index(), s.index());
-    let occ = pos.occupied();
     let p = PieceType::Pawn.index();
-    let fwd = forward(m);
-    let sk = pos.king(s);
-    let mine = &pos.pieces[mi];
-    let diagonal = mine[PieceType::Bishop.index()] | mine[PieceType::Queen.index()];
-    let straight = mine[PieceType::Rook.index()] | mine[PieceType::Queen.index()];
-    // A predecessor is legal when the side not to move in it (s) is not in check. Un-moving the
-    // man on `to` empties `to` and fills one square `from`. The squares `from` it may come
-    // from, as far as the other men of m are concerned: their checks on s's king with `to`
-    // empty, which a man on `from` can only block (one slider) or not (anything else).
-    let others_allow = |to: Square| -> Bitboard {
-        let occ = Bitboard(occ.0 & !(1u64 << to.0));
-        let checkers = ((knight_attacks(sk) & mine[PieceType::Knight.index()])
-            | (pawn_attacks(s, sk) & mine[p])
-            | (king_attacks(sk) & mine[PieceType::King.index()])
-            | (bishop_attacks(sk, occ) & diagonal)
-            | (rook_attacks(sk, occ) & straight))
-            & !Bitboard::from_square(to);
-        if checkers.is_empty() {
-            Bitboard(!0)
-        } else if checkers.more_than_one() {
-            Bitboard::EMPTY
-        } else {
-            between(sk, checkers.lsb())
-        }
-    };
-    // ... and as far as the man itself is concerned: not from a square that attacks the king.
-    let checks_from = |kind: PieceType, to: Square| -> Bitboard {
-        match kind {
-            PieceType::Pawn => pawn_attacks(s, sk),
-            _ => piece_attacks(kind, sk, Bitboard(occ.0 & !(1u64 << to.0))),
-        }
-    };
     // Emit a predecessor (m to move), plus its variants where s had just double-stepped next
     // to a pawn of m.
     let mut emit = |pred: &mut TbPosition, kind: PieceType| {
@@ -470,42 +437,64 @@ pub fn for_each_unmove(
     };
     if let Some(ep) = pos.ep {
         // The last move was the double step that crossed `ep`.
-        if pawn_moves {
-            let dest = ep.offset(fwd);
-            let origin = ep.offset(-fwd);
-            if pos.pieces[mi][p].contains(dest)
-                && !occ.contains(origin)
-                && !occ.contains(ep)
-                && (others_allow(dest) & !checks_from(PieceType::Pawn, dest)).contains(origin)
-            {
-                let mut q = *pos;
-                q.pieces[mi][p].0 ^= (1u64 << dest.0) | (1u64 << origin.0);
-                emit(&mut q, PieceType::Pawn);
-            }
+        let fwd = forward(m);
+        let (dest, origin) = (ep.offset(fwd), ep.offset(-fwd));
+        if pawn_moves
+            && pos.pieces[mi][p].contains(dest)
+            && !pos.occupied().contains(ep)
+            && !pos.occupied().contains(origin)
+            && unmove_froms(pos, PieceType::Pawn, dest, Bitboard::from_square(origin)).any()
+        {
+            let mut q = *pos;
+            q.pieces[mi][p].0 ^= (1u64 << dest.0) | (1u64 << origin.0);
+            emit(&mut q, PieceType::Pawn);
         }
         return;
     }
-    for kind in PIECES {
+    for_each_unmove_set(pos, pawn_moves, |kind, to, froms| {
         let k = kind.index();
-        for to in pos.pieces[mi][k] {
+        for from in froms {
+            let mut q = *pos;
+            q.pieces[mi][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
+            emit(&mut q, kind);
+        }
+    });
+}
+
+/// The un-moves of `pos` (which must carry no e.p. square) as sets: `f(kind, to, froms)` for
+/// each man of the side that just moved, with the squares it can legally have come from by a
+/// move that stays in this endgame (pawns only with `pawn_moves`). The predecessors are the
+/// positions `for_each_unmove` gives before its e.p. variants; a caller that can number them
+/// from the squares alone needs no positions.
+#[inline]
+pub fn for_each_unmove_set(
+    pos: &TbPosition,
+    pawn_moves: bool,
+    mut f: impl FnMut(PieceType, Square, Bitboard),
+) {
+    let m = !pos.stm;
+    let mi = m.index();
+    let occ = pos.occupied();
+    for kind in PIECES {
+        for to in pos.pieces[mi][kind.index()] {
             let froms = match kind {
                 PieceType::Knight => knight_attacks(to),
                 PieceType::King => king_attacks(to),
                 _ => piece_attacks(kind, to, occ),
             } & !occ;
-            if froms.is_empty() {
-                continue;
-            }
-            for from in froms & others_allow(to) & !checks_from(kind, to) {
-                let mut q = *pos;
-                q.pieces[mi][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
-                emit(&mut q, kind);
+            if froms.any() {
+                let froms = unmove_froms(pos, kind, to, froms);
+                if froms.any() {
+                    f(kind, to, froms);
+                }
             }
         }
     }
     if !pawn_moves {
         return;
     }
+    let p = PieceType::Pawn.index();
+    let fwd = forward(m);
     for to in pos.pieces[mi][p] {
         let r = rel_rank(to, m);
         if r < 2 {
@@ -515,23 +504,53 @@ pub fn for_each_unmove(
         if occ.contains(from) {
             continue;
         }
-        let allowed = others_allow(to) & !checks_from(PieceType::Pawn, to);
-        if allowed.contains(from) {
-            let mut q = *pos;
-            q.pieces[mi][p].0 ^= (1u64 << from.0) | (1u64 << to.0);
-            emit(&mut q, PieceType::Pawn);
-        }
+        let mut froms = Bitboard::from_square(from);
         if r == 3 {
             let origin = from.offset(-fwd);
             // After a double step next to a pawn of s, `pos` would carry an e.p. square.
-            let capturers = pawn_attacks(m, from) & pos.pieces[si][p];
-            if !occ.contains(origin) && capturers.is_empty() && allowed.contains(origin) {
-                let mut q = *pos;
-                q.pieces[mi][p].0 ^= (1u64 << origin.0) | (1u64 << to.0);
-                emit(&mut q, PieceType::Pawn);
+            let capturers = pawn_attacks(m, from) & pos.pieces[(!m).index()][p];
+            if !occ.contains(origin) && capturers.is_empty() {
+                froms.set(origin);
             }
         }
+        let froms = unmove_froms(pos, PieceType::Pawn, to, froms);
+        if froms.any() {
+            f(PieceType::Pawn, to, froms);
+        }
     }
+}
+
+/// The ones of `froms` (empty squares) from which the man of type `kind` on `to`, of the side
+/// that just moved (m), can have come: those whose predecessor leaves the side then not to
+/// move (s) out of check. Un-moving the man empties `to` and fills one square `from`; the
+/// other men of m then check s's king with `to` empty, which a man on `from` can only block
+/// (one slider) or not (anything else), and the man itself must not check from `from`.
+#[inline(always)]
+fn unmove_froms(pos: &TbPosition, kind: PieceType, to: Square, froms: Bitboard) -> Bitboard {
+    let s = pos.stm;
+    let mine = &pos.pieces[(!s).index()];
+    let sk = pos.king(s);
+    let occ = Bitboard(pos.occupied().0 & !(1u64 << to.0));
+    let diagonal = mine[PieceType::Bishop.index()] | mine[PieceType::Queen.index()];
+    let straight = mine[PieceType::Rook.index()] | mine[PieceType::Queen.index()];
+    let checkers = ((knight_attacks(sk) & mine[PieceType::Knight.index()])
+        | (pawn_attacks(s, sk) & mine[PieceType::Pawn.index()])
+        | (king_attacks(sk) & mine[PieceType::King.index()])
+        | (bishop_attacks(sk, occ) & diagonal)
+        | (rook_attacks(sk, occ) & straight))
+        & !Bitboard::from_square(to);
+    let others_allow = if checkers.is_empty() {
+        froms
+    } else if checkers.more_than_one() {
+        Bitboard::EMPTY
+    } else {
+        froms & between(sk, checkers.lsb())
+    };
+    let checks_from = match kind {
+        PieceType::Pawn => pawn_attacks(s, sk),
+        _ => piece_attacks(kind, sk, occ),
+    };
+    others_allow & !checks_from
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@
 use super::layout::Layout;
 use super::moves::{
     count_inner_moves, for_each_conversion, for_each_move, for_each_pawn_push, for_each_unmove,
-    in_check, Legality, MoveClass, NONE,
+    for_each_unmove_set, in_check, Legality, MoveClass, NONE,
 };
 use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome, TbValue};
@@ -380,6 +380,14 @@ impl<'a> Solver<'a> {
     #[inline]
     fn for_each_pred(&self, idx: u64, pos: &TbPosition, mut f: impl FnMut(Half, u64)) {
         let pawn_moves = self.metric == Metric::Dtm;
+        if self.layout.unmoves_by_squares(idx, pos) {
+            let h = Half::of(!pos.stm);
+            for_each_unmove_set(pos, pawn_moves, |kind, to, froms| {
+                self.layout
+                    .pred_entries(idx, pos, kind, to, froms, |i| f(h, i));
+            });
+            return;
+        }
         for_each_unmove(pos, pawn_moves, |pred, kind| {
             let (h, i) = self
                 .layout
