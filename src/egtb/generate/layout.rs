@@ -303,12 +303,7 @@ impl<'a> Layout<'a> {
     ) -> Option<(Half, u64)> {
         let m = pred.stm;
         let (wk, bk) = (pred.king(Color::White), pred.king(Color::Black));
-        let normal = if self.pawns {
-            wk.file() < 4
-        } else {
-            TRIANGLE_NUMBER[wk.index()] != u8::MAX
-                && (wk.file() != wk.rank() || bk.file() > bk.rank())
-        };
+        let normal = self.kings_normal(wk, bk);
         if idx >= self.plain || pred.ep.is_some() || !normal {
             return self.encode(pred);
         }
@@ -387,13 +382,7 @@ impl<'a> Layout<'a> {
                 let weight = self.bk_weight * 64;
                 let before = self.king_number(to);
                 for from in froms {
-                    let normal = if self.pawns {
-                        from.file() < 4
-                    } else {
-                        TRIANGLE_NUMBER[from.index()] != u8::MAX
-                            && (from.file() != from.rank() || bk.file() > bk.rank())
-                    };
-                    f(if normal {
+                    f(if self.kings_normal(from, bk) {
                         (idx + self.king_number(from) * weight).wrapping_sub(before * weight)
                     } else {
                         slow(from)
@@ -426,6 +415,18 @@ impl<'a> Layout<'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// Are kings on `wk` and `bk` in normal form as they stand (the identity symmetry), so
+    /// that the other men need no reflection either?
+    #[inline(always)]
+    fn kings_normal(&self, wk: Square, bk: Square) -> bool {
+        if self.pawns {
+            wk.file() < 4
+        } else {
+            TRIANGLE_NUMBER[wk.index()] != u8::MAX
+                && (wk.file() != wk.rank() || bk.file() > bk.rank())
         }
     }
 
