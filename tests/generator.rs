@@ -263,6 +263,7 @@ fn verifier_sees_one_wrong_entry() {
                     material: krk,
                     metric,
                     halves: &refs,
+                    compress: true,
                 },
             )
             .expect("write");

@@ -6,7 +6,7 @@
 mod made_up_table;
 
 use fortress::egtb::file::{
-    file_name, write_table, Metric, Outcome, TableError, TableFile, TableSpec, TbValue,
+    file_name, write_table, Metric, Outcome, TableError, TableFile, TableSpec, TbValue, HEADER_LEN,
 };
 use fortress::egtb::{EndgameIndex, Half, Material};
 use std::fs;
@@ -23,18 +23,44 @@ fn temp_dir(tag: &str) -> PathBuf {
 /// Made-up but deterministic values: broken exactly where the index says so, otherwise a mix
 /// of wins, draws and losses with depths from the index (up to `max_depth`).
 fn write(dir: &Path, name: &str, metric: Metric, max_depth: u16) -> (PathBuf, Vec<Vec<TbValue>>) {
-    made_up_table::write(dir, name, metric, |_, i| match i % 3 {
+    write_as(dir, name, metric, max_depth, true)
+}
+
+fn write_as(
+    dir: &Path,
+    name: &str,
+    metric: Metric,
+    max_depth: u16,
+    compress: bool,
+) -> (PathBuf, Vec<Vec<TbValue>>) {
+    made_up_table::write(dir, name, metric, compress, |_, i| match i % 3 {
         0 => TbValue::DRAW,
         1 => TbValue::win(1 + (i / 3 % max_depth as u64) as u16).unwrap(),
         _ => TbValue::loss((i / 7 % (max_depth as u64 + 1)) as u16).unwrap(),
     })
 }
 
+/// Both storages, raw and LZ4-compressed blocks, read back every value written; the compressed
+/// file is the smaller.
 #[test]
 fn written_values_read_back() {
     let dir = temp_dir("roundtrip");
-    for (name, depth, width) in [("KQK", 10, 1), ("KQKQ", 127, 2), ("KRK", 126, 1)] {
-        let (path, vals) = write(&dir, name, Metric::Dtm, depth);
+    let cases = [("KQK", 10, 1), ("KQKQ", 127, 2), ("KRK", 126, 1)];
+    for ((name, depth, width), compress) in cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+    {
+        let raw_len = compress.then(|| {
+            fs::metadata(dir.join(file_name(&Material::parse(name).unwrap(), Metric::Dtm)))
+                .unwrap()
+                .len()
+        });
+        let (path, vals) = write_as(&dir, name, Metric::Dtm, depth, compress);
+        if let Some(raw_len) = raw_len {
+            let len = fs::metadata(&path).unwrap().len();
+            assert!(
+                len < raw_len,
+                "{name}: compressed {len} bytes, raw {raw_len}"
+            );
+        }
         assert_eq!(
             path.file_name().unwrap().to_str().unwrap(),
             file_name(&Material::parse(name).unwrap(), Metric::Dtm)
@@ -44,6 +70,7 @@ fn written_values_read_back() {
         assert_eq!(h.endgame, name);
         assert_eq!(h.metric, Metric::Dtm);
         assert_eq!(h.value_width, width, "{name}");
+        assert_eq!(h.compression, compress as u8, "{name}");
         let idx = EndgameIndex::new(&Material::parse(name).unwrap());
         for (k, &half) in idx.stored_halves().iter().enumerate() {
             assert_eq!(t.entries(half), Some(idx.size(half)));
@@ -81,6 +108,7 @@ fn the_writer_refuses_what_it_cannot_store() {
             material: m,
             metric: Metric::Dtm,
             halves: &[(Half::Wtm, &v)],
+            compress: true,
         },
     );
     assert!(
@@ -98,7 +126,7 @@ fn damage(path: &Path, how: &str) {
         "truncated-payload" => b.truncate(b.len() - 100),
         "truncated-header" => b.truncate(100),
         "flipped-payload" => {
-            let i = b.len() - 5000;
+            let i = (HEADER_LEN + b.len()) / 2;
             b[i] ^= 0x10;
         }
         "flipped-header" => b[20] ^= 0x01, // a letter of the endgame name
@@ -250,5 +278,21 @@ fn tbinfo_reports_sizes_and_file_statistics() {
         text.contains("checksum ok") && text.contains("dtz50 file KRKN.dtz50.ftb: not present"),
         "{text}"
     );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A temporary file left by a killed writer (its process gone) is removed when the table is
+/// written again; one of a running process (pid 1) is left alone.
+#[cfg(target_os = "linux")]
+#[test]
+fn stale_temporary_files_are_removed() {
+    let dir = temp_dir("stale");
+    let stale = dir.join(".KQK.dtm.ftb.999999999.tmp"); // above Linux's pid_max
+    let live = dir.join(".KQK.dtm.ftb.1.tmp");
+    fs::write(&stale, b"partial").unwrap();
+    fs::write(&live, b"partial").unwrap();
+    write(&dir, "KQK", Metric::Dtm, 10);
+    assert!(!stale.exists(), "stale temporary file left");
+    assert!(live.exists(), "a running writer's file removed");
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -344,18 +344,13 @@ fn krk_mating_in(dir: &Path, moves: u16) {
             _ => (TbValue::win(1), TbValue::loss(2)),
         };
         let (win, loss) = (win.unwrap(), loss.unwrap());
-        made_up_table::write(
-            dir,
-            "KRK",
-            metric,
-            |h, _| {
-                if h == Half::Wtm {
-                    win
-                } else {
-                    loss
-                }
-            },
-        );
+        made_up_table::write(dir, "KRK", metric, true, |h, _| {
+            if h == Half::Wtm {
+                win
+            } else {
+                loss
+            }
+        });
     }
 }
 

@@ -1,18 +1,21 @@
 //! Table files: one self-identifying file per endgame and metric (as Bourzutschky, Tamplin and
-//! Haworth 2005, Section 6, recommend), values in fixed 8 KiB blocks behind a block table so that
-//! compression and an LRU block cache (Nalimov et al. 2001, Section 3.6) can come without a
-//! format change. The exact byte layout is documented in `tables/README.md`.
+//! Haworth 2005, Section 6, recommend), values in 8 KiB blocks behind a block table, each block
+//! stored raw or LZ4-compressed alone and read through the per-thread block cache
+//! (`blockcache`; Nalimov et al. 2001, Section 3.6). The exact byte layout is documented in
+//! `tables/README.md`.
 //!
 //! Files are written to a temporary name in the same directory, synced, then renamed (and the
 //! directory synced), so a crash never leaves a file that looks complete. Readers map the file
 //! with `memmap2` and check the header and the payload's xxh3-64 checksum on open.
 
+use super::blockcache::{block_key, new_file_id, with_block};
 use super::index::Half;
 use super::material::Material;
 use memmap2::Mmap;
+use rayon::prelude::*;
 use std::fmt;
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
@@ -26,6 +29,10 @@ pub const ENCODING_WDL_DEPTH: u8 = 1;
 /// Index scheme: Nalimov's, as `egtb::index` implements it.
 pub const SCHEME_NALIMOV: u8 = 1;
 pub const COMPRESSION_NONE: u8 = 0;
+/// Each block compressed alone with LZ4 (block format), or stored raw when that is no smaller.
+pub const COMPRESSION_LZ4: u8 = 1;
+/// Raw blocks written per step of the compressing writer (2 MiB at a time in memory).
+const WRITE_GROUP: usize = 256;
 /// Recorded in every header as the generator version.
 pub const GENERATOR_VERSION: &str = concat!("fortress ", env!("CARGO_PKG_VERSION"));
 
@@ -245,6 +252,17 @@ pub struct TableHeader {
     pub payload_hash: u64,
 }
 
+impl TableHeader {
+    /// The compression's name, as `tbinfo` reports it.
+    pub fn compression_name(&self) -> &'static str {
+        if self.compression == COMPRESSION_LZ4 {
+            "lz4"
+        } else {
+            "none"
+        }
+    }
+}
+
 #[derive(Copy, Clone, Debug, Default)]
 struct Section {
     entries: u64,
@@ -282,6 +300,38 @@ pub struct TableSpec<'a> {
     pub metric: Metric,
     /// The values of each stored half, in index order (see `EndgameIndex::stored_halves`).
     pub halves: &'a [(Half, &'a [TbValue])],
+    /// Compress the blocks (LZ4); otherwise every block is stored raw.
+    pub compress: bool,
+}
+
+/// One block of values, packed little-endian in `width` bytes each and padded with zeros.
+fn pack_block(values: &[TbValue], width: usize) -> Vec<u8> {
+    let mut block = vec![0u8; BLOCK_SIZE];
+    for (i, v) in values.iter().enumerate() {
+        if width == 1 {
+            block[i] = v.raw() as u8;
+        } else {
+            block[2 * i..2 * i + 2].copy_from_slice(&v.raw().to_le_bytes());
+        }
+    }
+    block
+}
+
+/// A packed block as it is stored: LZ4-compressed if that is smaller (and decompresses back to
+/// the same bytes), else raw. A stored block of exactly `BLOCK_SIZE` bytes is raw.
+fn store_block(raw: Vec<u8>, compress: bool) -> io::Result<Vec<u8>> {
+    if !compress {
+        return Ok(raw);
+    }
+    let packed = lz4_flex::block::compress(&raw);
+    if packed.len() >= BLOCK_SIZE {
+        return Ok(raw);
+    }
+    let mut back = vec![0u8; BLOCK_SIZE];
+    match lz4_flex::block::decompress_into(&packed, &mut back) {
+        Ok(n) if n == BLOCK_SIZE && back == raw => Ok(packed),
+        _ => Err(io::Error::other("LZ4 round trip of a block failed")),
+    }
 }
 
 /// Writes `spec` as `dir/<file_name>` atomically (temporary file, fsync, rename, fsync of the
@@ -319,7 +369,7 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
         .max()
         .unwrap_or(0);
     let width: usize = if max_raw <= u8::MAX as u16 { 1 } else { 2 };
-    let per_block = (BLOCK_SIZE / width) as u64;
+    let per_block = BLOCK_SIZE / width;
 
     let mut header = [0u8; HEADER_LEN];
     header[..8].copy_from_slice(&MAGIC);
@@ -330,61 +380,93 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
     header[33] = ENCODING_WDL_DEPTH;
     header[34] = width as u8;
     header[35] = spec.halves.iter().map(|(h, _)| 1u8 << *h as u8).sum();
-    header[36] = COMPRESSION_NONE;
+    header[36] = if spec.compress {
+        COMPRESSION_LZ4
+    } else {
+        COMPRESSION_NONE
+    };
     header[37] = SCHEME_NALIMOV;
     put_u32(&mut header, 40, BLOCK_SIZE as u32);
 
-    let file = File::create(&tmp).map_err(io_err(&tmp))?;
+    remove_stale_temps(dir, &name);
+    // Read as well as written: the checksum is taken from the file as written.
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&tmp)
+        .map_err(io_err(&tmp))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let mut hasher = Xxh3::new();
-    let result = (|| -> io::Result<u64> {
-        out.write_all(&header)?;
+    let result = (|| -> io::Result<(u64, u64)> {
+        out.write_all(&header)?; // a placeholder until the payload is known
         let mut offset = HEADER_LEN as u64;
         for &half in &Half::BOTH {
             let Some((_, values)) = spec.halves.iter().find(|(h, _)| *h == half) else {
                 continue;
             };
             let entries = values.len() as u64;
-            let blocks = entries.div_ceil(per_block);
+            let blocks = entries.div_ceil(per_block as u64);
             let table_len = (blocks + 1) * 8;
-            let len = table_len + blocks * BLOCK_SIZE as u64;
+            // The block table is written last, once the stored block lengths are known.
+            out.write_all(&vec![0u8; table_len as usize])?;
+            let mut table = Vec::with_capacity(table_len as usize);
+            let mut at = table_len;
+            for group in values.chunks(per_block * WRITE_GROUP) {
+                let stored = group
+                    .par_chunks(per_block)
+                    .map(|chunk| store_block(pack_block(chunk, width), spec.compress))
+                    .collect::<io::Result<Vec<_>>>()?;
+                for block in stored {
+                    table.extend_from_slice(&at.to_le_bytes());
+                    out.write_all(&block)?;
+                    at += block.len() as u64;
+                }
+            }
+            table.extend_from_slice(&at.to_le_bytes());
+            out.seek(SeekFrom::Start(offset))?;
+            out.write_all(&table)?;
+            out.seek(SeekFrom::Start(offset + at))?;
             let slot = HALF_SLOT + 32 * half as usize;
             put_u64(&mut header, slot, entries);
             put_u64(&mut header, slot + 8, offset);
-            put_u64(&mut header, slot + 16, len);
+            put_u64(&mut header, slot + 16, at);
             put_u64(&mut header, slot + 24, blocks);
-            // Block table: start of each block relative to the section, plus the end.
-            let mut table = Vec::with_capacity(table_len as usize);
-            for b in 0..=blocks {
-                table.extend_from_slice(&(table_len + b * BLOCK_SIZE as u64).to_le_bytes());
-            }
-            hasher.update(&table);
-            out.write_all(&table)?;
-            let mut block = vec![0u8; BLOCK_SIZE];
-            for chunk in values.chunks(per_block as usize) {
-                block.fill(0);
-                for (i, v) in chunk.iter().enumerate() {
-                    if width == 1 {
-                        block[i] = v.raw() as u8;
-                    } else {
-                        block[2 * i..2 * i + 2].copy_from_slice(&v.raw().to_le_bytes());
-                    }
-                }
-                hasher.update(&block);
-                out.write_all(&block)?;
-            }
-            offset += len;
+            offset += at;
         }
-        Ok(offset - HEADER_LEN as u64)
+        // Hash what is on disk, so the checksum covers the bytes a reader will see.
+        out.flush()?;
+        let file = out.get_mut();
+        file.seek(SeekFrom::Start(HEADER_LEN as u64))?;
+        let mut hasher = Xxh3::new();
+        let mut buf = vec![0u8; 1 << 20];
+        loop {
+            let n = file.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok((offset - HEADER_LEN as u64, hasher.digest()))
     })();
-    let payload_len = result.map_err(io_err(&tmp))?;
+    let (payload_len, payload_hash) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            drop(out);
+            let _ = fs::remove_file(&tmp);
+            return Err(TableError::Io {
+                path: tmp,
+                source: e,
+            });
+        }
+    };
     put_str(&mut header, OFF_GENERATOR, 32, GENERATOR_VERSION);
     let created = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     put_u64(&mut header, OFF_CREATED, created);
     put_u64(&mut header, OFF_PAYLOAD_LEN, payload_len);
-    put_u64(&mut header, OFF_PAYLOAD_HASH, hasher.digest());
+    put_u64(&mut header, OFF_PAYLOAD_HASH, payload_hash);
     let hh = xxh3_64(&header[..OFF_HEADER_HASH]);
     put_u64(&mut header, OFF_HEADER_HASH, hh);
     let finish = (|| -> io::Result<()> {
@@ -410,9 +492,39 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
 }
 
 /// An open, verified table file.
+/// Removes the temporary files of `name` left by writers that were killed: those whose process
+/// no longer runs (Linux `/proc`; elsewhere nothing is removed, the files are only disk space).
+fn remove_stale_temps(dir: &Path, name: &str) {
+    let proc_fs = Path::new("/proc/self");
+    if !proc_fs.exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for e in entries.flatten() {
+        let file = e.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix)?.strip_suffix(".tmp"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
 pub struct TableFile {
     path: PathBuf,
+    /// Names this file's blocks in the block cache.
+    id: u64,
     map: Mmap,
+    /// The decompressed blocks of each half, when `load` has been called.
+    loaded: [Option<Vec<u8>>; 2],
     header: TableHeader,
     sections: [Option<Section>; 2],
 }
@@ -443,7 +555,9 @@ impl TableFile {
         }
         let t = TableFile {
             path: p,
+            id: new_file_id(),
             map,
+            loaded: [None, None],
             header,
             sections,
         };
@@ -490,30 +604,100 @@ impl TableFile {
         if idx >= s.entries {
             return None;
         }
-        let w = self.header.value_width as u64;
-        // Uncompressed blocks follow the block table one after another, whole values each
-        // (`check_block_tables` made sure on opening): value i is at i * w past the table.
-        let pos = (s.offset + (s.blocks + 1) * 8 + idx * w) as usize;
-        Some(TbValue(if w == 1 {
-            self.map[pos] as u16
-        } else {
-            u16::from_le_bytes([self.map[pos], self.map[pos + 1]])
-        }))
+        let w = self.header.value_width as usize;
+        let read = |b: &[u8], at: usize| {
+            TbValue(if w == 1 {
+                b[at] as u16
+            } else {
+                u16::from_le_bytes([b[at], b[at + 1]])
+            })
+        };
+        if self.header.compression == COMPRESSION_NONE {
+            return Some(read(
+                &self.map,
+                (s.offset + (s.blocks + 1) * 8) as usize + idx as usize * w,
+            ));
+        }
+        if let Some(d) = &self.loaded[half as usize] {
+            return Some(read(d, idx as usize * w));
+        }
+        let per_block = (BLOCK_SIZE / w) as u64;
+        let block = idx / per_block;
+        let at = (idx % per_block) as usize * w;
+        with_block(
+            block_key(self.id, half as usize, block),
+            |buf| self.unpack(&s, block, buf),
+            |buf| read(buf, at),
+        )
     }
 
-    /// Every block table entry must point inside its section, blocks of `block_size` bytes in
-    /// order (compression none), so `value` can never read outside the map.
+    /// Decompresses a compressed file whole into memory, for a reader that visits every entry
+    /// many times (the verifier); uncompressed files are left to the page cache.
+    pub fn load(&mut self) -> Result<(), TableError> {
+        if self.header.compression == COMPRESSION_NONE {
+            return Ok(());
+        }
+        for h in Half::BOTH {
+            let Some(s) = self.sections[h as usize] else {
+                continue;
+            };
+            let mut data = vec![0u8; s.blocks as usize * BLOCK_SIZE];
+            let ok = data
+                .par_chunks_mut(BLOCK_SIZE)
+                .enumerate()
+                .all(|(b, buf)| self.unpack(&s, b as u64, buf));
+            if !ok {
+                return Err(TableError::Corrupt {
+                    path: self.path.clone(),
+                    what: format!("a block of half {} does not decompress", h.name()),
+                });
+            }
+            self.loaded[h as usize] = Some(data);
+        }
+        Ok(())
+    }
+
+    /// The stored bytes of block `b` of a section (offsets checked on open).
+    fn stored_block(&self, s: &Section, b: u64) -> &[u8] {
+        let at = |i: u64| (s.offset + get_u64(&self.map, (s.offset + 8 * i) as usize)) as usize;
+        &self.map[at(b)..at(b + 1)]
+    }
+
+    /// Decompresses block `b` of a section into `buf`; false if it does not decompress to a
+    /// whole block (impossible for a file whose checksum matched, unless the writer erred).
+    fn unpack(&self, s: &Section, b: u64, buf: &mut [u8]) -> bool {
+        let src = self.stored_block(s, b);
+        if src.len() == BLOCK_SIZE {
+            buf.copy_from_slice(src);
+            return true;
+        }
+        matches!(lz4_flex::block::decompress_into(src, buf), Ok(n) if n == BLOCK_SIZE)
+    }
+
+    /// Uncompressed: every block in its fixed place. Compressed: blocks in order, each 1 to
+    /// `BLOCK_SIZE` bytes, the last ending where the section does.
     fn check_block_tables(&self) -> Result<(), TableError> {
+        let raw = self.header.compression == COMPRESSION_NONE;
         for s in self.sections.iter().flatten() {
             let table_len = (s.blocks + 1) * 8;
+            let mut prev = table_len;
             for b in 0..=s.blocks {
                 let v = get_u64(&self.map, (s.offset + 8 * b) as usize);
-                if v != table_len + b * self.header.block_size as u64 {
+                let step = v.wrapping_sub(prev);
+                let sound = if raw {
+                    v == table_len + b * BLOCK_SIZE as u64
+                } else if b == 0 {
+                    v == table_len
+                } else {
+                    (1..=BLOCK_SIZE as u64).contains(&step) && (b < s.blocks || v == s.len)
+                };
+                if !sound {
                     return Err(TableError::Corrupt {
                         path: self.path.clone(),
                         what: format!("block table entry {b} is {v}"),
                     });
                 }
+                prev = v;
             }
         }
         Ok(())
@@ -570,7 +754,7 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
     if width != 1 && width != 2 {
         return Err(corrupt(format!("value width {width}")));
     }
-    if compression != COMPRESSION_NONE {
+    if compression != COMPRESSION_NONE && compression != COMPRESSION_LZ4 {
         return Err(corrupt(format!("compression {compression} is not known")));
     }
     if scheme != SCHEME_NALIMOV {
@@ -614,12 +798,19 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
             len: get_u64(b, slot + 16),
             blocks: get_u64(b, slot + 24),
         };
+        // Raw blocks fill their section exactly; compressed ones take 1 to `block_size` bytes.
+        let full = s
+            .blocks
+            .checked_mul(block_size as u64 + 8)
+            .and_then(|x| x.checked_add(8));
+        let fits = if compression == COMPRESSION_NONE {
+            full == Some(s.len)
+        } else {
+            full.is_some_and(|f| s.len <= f && s.len >= 8 + 9 * s.blocks)
+        };
         let sound = s.offset == next
             && s.blocks == s.entries.div_ceil(per_block)
-            && s.blocks
-                .checked_mul(block_size as u64 + 8)
-                .and_then(|x| x.checked_add(8))
-                == Some(s.len)
+            && fits
             && s.offset.checked_add(s.len).is_some_and(|end| end <= len);
         if !sound {
             return Err(corrupt(format!(

@@ -203,10 +203,12 @@ pub fn to_json(r: &Report) -> String {
             FileStatus::Ok(h) => {
                 let _ = write!(
                     o,
-                    "\"status\": \"ok\", \"checksum\": \"ok\", \"version\": {}, \"value_bytes\": {}, \"block_size\": {}, \"compression\": \"none\", \"generator\": {}, \"created\": {}, \"xxh3\": \"{:016x}\"}}",
+                    "\"status\": \"ok\", \"checksum\": \"ok\", \"version\": {}, \"value_bytes\": {}, \"block_size\": {}, \"compression\": \"{}\", \"payload_bytes\": {}, \"generator\": {}, \"created\": {}, \"xxh3\": \"{:016x}\"}}",
                     h.version,
                     h.value_width,
                     h.block_size,
+                    h.compression_name(),
+                    h.payload_len,
                     json_str(&h.generator),
                     h.created,
                     h.payload_hash
@@ -283,11 +285,13 @@ pub fn to_text(r: &Report) -> String {
             FileStatus::Ok(h) => {
                 let _ = writeln!(
                     o,
-                    "{} file {name}: format {}, {} byte(s) per value, {}-byte blocks, compression none, generator '{}', created {} (unix), checksum ok ({:016x})",
+                    "{} file {name}: format {}, {} byte(s) per value, {}-byte blocks, compression {}, {} bytes stored, generator '{}', created {} (unix), checksum ok ({:016x})",
                     metric.name(),
                     h.version,
                     h.value_width,
                     h.block_size,
+                    h.compression_name(),
+                    h.payload_len,
                     h.generator,
                     h.created,
                     h.payload_hash

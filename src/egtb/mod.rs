@@ -13,6 +13,7 @@
 //!   background generator (`background`) and `engine probe` (`probe_cli`).
 
 pub mod background;
+mod blockcache;
 pub mod file;
 pub mod generate;
 pub mod index;
@@ -23,6 +24,7 @@ pub mod probe_cli;
 pub mod strategy;
 pub mod tables;
 
+pub use blockcache::set_cache_bytes;
 pub use index::{EndgameIndex, Half, Symmetry, TbPosition};
 pub use material::{Material, MaterialError};
 pub use probe::{Tablebases, TbProbe, TbReader, Wdl};

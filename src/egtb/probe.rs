@@ -265,7 +265,6 @@ pub struct Tablebases {
     sink: RwLock<Option<MessageSink>>,
     pub generate_missing: AtomicBool,
     pub generate_max_men: AtomicU8,
-    pub cache_mb: AtomicU64,
     pub(crate) background: Mutex<Option<super::background::Background>>,
 }
 
@@ -279,7 +278,6 @@ impl Default for Tablebases {
             sink: RwLock::new(None),
             generate_missing: AtomicBool::new(false),
             generate_max_men: AtomicU8::new(4),
-            cache_mb: AtomicU64::new(64),
             background: Mutex::new(None),
         }
     }

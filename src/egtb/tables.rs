@@ -28,6 +28,15 @@ impl EndgameTables {
         })
     }
 
+    /// Opens the three files as `open` does, then decompresses them into memory.
+    pub fn open_loaded(dir: &Path, material: &Material) -> Result<EndgameTables, TableError> {
+        let mut t = EndgameTables::open(dir, material)?;
+        for f in &mut t.files {
+            f.load()?;
+        }
+        Ok(t)
+    }
+
     pub fn material(&self) -> Material {
         self.material
     }

@@ -63,7 +63,7 @@ fn option_list() -> Vec<(&'static str, OptionKind)> {
             OptionKind::Spin {
                 default: 64,
                 min: 1,
-                max: 65_536,
+                max: 1024,
             },
         ),
         ("GenerateMissingTables", OptionKind::Check { default: true }),
@@ -254,11 +254,9 @@ impl Session {
                 self.tables.set_path(dirs);
                 Ok(())
             }
-            "NalimovCache" => number(value).map(|n| {
-                self.tables
-                    .cache_mb
-                    .store(n as u64, std::sync::atomic::Ordering::Relaxed)
-            }),
+            "NalimovCache" => {
+                number(value).map(|n| crate::egtb::set_cache_bytes((n as usize) << 20))
+            }
             "GenerateMissingTables" => boolean(value).map(|b| {
                 self.tables
                     .generate_missing

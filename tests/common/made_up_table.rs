@@ -7,12 +7,13 @@ use fortress::egtb::{EndgameIndex, Half, Material};
 use std::path::{Path, PathBuf};
 
 /// Writes the `metric` file of endgame `name` (canonical colouring) into `dir` with
-/// `value(half, index)` at each legal entry; returns its path and the values of each stored
-/// half, in `EndgameIndex::stored_halves` order.
+/// `value(half, index)` at each legal entry, its blocks LZ4-compressed if `compress`; returns
+/// its path and the values of each stored half, in `EndgameIndex::stored_halves` order.
 pub fn write(
     dir: &Path,
     name: &str,
     metric: Metric,
+    compress: bool,
     value: impl Fn(Half, u64) -> TbValue,
 ) -> (PathBuf, Vec<Vec<TbValue>>) {
     let m = Material::parse(name).unwrap();
@@ -36,6 +37,7 @@ pub fn write(
         material: m,
         metric,
         halves: &halves,
+        compress,
     };
     (write_table(dir, &spec).unwrap(), vals)
 }

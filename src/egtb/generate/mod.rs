@@ -476,7 +476,8 @@ fn verify_tables(
     m: &Material,
     subs: &[EndgameTables],
 ) -> Result<VerifyReport, GenError> {
-    let own = EndgameTables::open(dir, m)?;
+    // Every entry is read once per predecessor: the table checked is held decompressed.
+    let own = EndgameTables::open_loaded(dir, m)?;
     Ok(verify::verify(&own, subs))
 }
 
@@ -512,6 +513,7 @@ fn write_work(dir: &Path, m: &Material, metrics: &[Metric], work: Work) -> Resul
                 material: *m,
                 metric,
                 halves: &halves,
+                compress: true,
             },
         )?;
     }
