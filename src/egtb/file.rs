@@ -492,6 +492,16 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
 }
 
 /// An open, verified table file.
+/// The value of `width` bytes at `at`.
+#[inline(always)]
+fn read_value(bytes: &[u8], at: usize, width: usize) -> TbValue {
+    TbValue(if width == 1 {
+        bytes[at] as u16
+    } else {
+        u16::from_le_bytes([bytes[at], bytes[at + 1]])
+    })
+}
+
 /// Removes the temporary files of `name` left by writers that were killed: those whose process
 /// no longer runs (Linux `/proc`; elsewhere nothing is removed, the files are only disk space).
 fn remove_stale_temps(dir: &Path, name: &str) {
@@ -605,29 +615,28 @@ impl TableFile {
             return None;
         }
         let w = self.header.value_width as usize;
-        let read = |b: &[u8], at: usize| {
-            TbValue(if w == 1 {
-                b[at] as u16
-            } else {
-                u16::from_le_bytes([b[at], b[at + 1]])
-            })
-        };
         if self.header.compression == COMPRESSION_NONE {
-            return Some(read(
-                &self.map,
-                (s.offset + (s.blocks + 1) * 8) as usize + idx as usize * w,
-            ));
+            let at = (s.offset + (s.blocks + 1) * 8) as usize + idx as usize * w;
+            return Some(read_value(&self.map, at, w));
         }
         if let Some(d) = &self.loaded[half as usize] {
-            return Some(read(d, idx as usize * w));
+            return Some(read_value(d, idx as usize * w, w));
         }
+        self.cached_value(&s, half, idx)
+    }
+
+    /// A value of a compressed file, through the block cache (kept out of line so that the
+    /// inlined paths above stay small).
+    #[inline(never)]
+    fn cached_value(&self, s: &Section, half: Half, idx: u64) -> Option<TbValue> {
+        let w = self.header.value_width as usize;
         let per_block = (BLOCK_SIZE / w) as u64;
         let block = idx / per_block;
         let at = (idx % per_block) as usize * w;
         with_block(
             block_key(self.id, half as usize, block),
-            |buf| self.unpack(&s, block, buf),
-            |buf| read(buf, at),
+            |buf| self.unpack(s, block, buf),
+            |buf| read_value(buf, at, w),
         )
     }
 
