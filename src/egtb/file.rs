@@ -666,6 +666,13 @@ impl TableFile {
         Ok(())
     }
 
+    /// Bytes of values in each block (`BLOCK_SIZE`), of half `half`: block `b` copied or
+    /// decompressed into `buf`. None if the half is absent or `b` is past its end.
+    pub fn read_block(&self, half: Half, b: u64, buf: &mut [u8]) -> Option<()> {
+        let s = self.sections[half as usize]?;
+        (b < s.blocks && self.unpack(&s, b, buf)).then_some(())
+    }
+
     /// The stored bytes of block `b` of a section (offsets checked on open).
     fn stored_block(&self, s: &Section, b: u64) -> &[u8] {
         let at = |i: u64| (s.offset + get_u64(&self.map, (s.offset + 8 * i) as usize)) as usize;

@@ -747,6 +747,11 @@ impl<'a> Solver<'a> {
                     let words = (c * CHUNK / 64) as usize
                         ..((c + 1) * CHUNK).min(size).div_ceil(64) as usize;
                     for w in words {
+                        // Most words are empty (a pawn level's waves touch a fraction of the
+                        // table): a plain load skips them without a locked exchange.
+                        if now.words[w].load(Relaxed) == 0 {
+                            continue;
+                        }
                         let mut bits = now.words[w].swap(0, Relaxed);
                         while bits != 0 {
                             let idx = w as u64 * 64 + bits.trailing_zeros() as u64;

@@ -29,12 +29,8 @@ pub struct VerifyReport {
 /// Codes in plies of an entry's three values (DTM converted from moves).
 #[inline]
 fn plies(tables: &EndgameTables, half: Half, idx: u64) -> [u16; 3] {
-    let get = |m| tables.value(m, half, idx).unwrap_or(TbValue::BROKEN);
-    [
-        dtm_plies(get(Metric::Dtm)),
-        get(Metric::Dtz).raw(),
-        get(Metric::Dtz50).raw(),
-    ]
+    let [dtm, dtz, dtz50] = tables.values(half, idx).unwrap_or([TbValue::BROKEN; 3]);
+    [dtm_plies(dtm), dtz.raw(), dtz50.raw()]
 }
 
 /// Checks `table` against itself and its sub-endgames `subs` (every one it needs; bare kings
@@ -51,6 +47,7 @@ pub fn verify(table: &EndgameTables, subs: &[EndgameTables]) -> VerifyReport {
         (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
             // One position per chunk, cleared for each entry: no allocation per entry.
             let mut pos = Position::startpos();
+            let mut scratch = Scratch::default();
             let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
                 let stored = plies(table, half, idx);
@@ -62,7 +59,7 @@ pub fn verify(table: &EndgameTables, subs: &[EndgameTables]) -> VerifyReport {
                     continue;
                 };
                 n_checked += 1;
-                let computed = minimax(table, subs, &mut pos, &tb);
+                let computed = minimax(table, subs, &mut pos, &tb, &mut scratch);
                 let stored_plies = stored;
                 for m in 0..3 {
                     if computed[m] != stored_plies[m] {
@@ -148,12 +145,27 @@ pub(super) fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition
     (s, zeroing)
 }
 
-/// DTM, DTZ, DTZ50 in plies codes from the successors' stored values.
+/// Where a successor's values are: its table (0 this one, k the sub-table k - 1; `DRAWN` for
+/// bare kings), half and index, and whether the move zeroes the counter.
+type SuccessorEntry = (usize, Half, u64, bool);
+const DRAWN: usize = usize::MAX;
+
+/// Scratch space of one verifying thread, reused for every entry (no allocation per entry).
+#[derive(Default)]
+struct Scratch {
+    entries: Vec<SuccessorEntry>,
+    values: Vec<[u16; 3]>,
+}
+
+/// DTM, DTZ, DTZ50 in plies codes from the successors' stored values. All successors are
+/// indexed first and their values read in one run after: the reads miss the cache, and issued
+/// together they are fetched in parallel rather than one after another.
 fn minimax(
     table: &EndgameTables,
     subs: &[EndgameTables],
     pos: &mut Position,
     tb: &TbPosition,
+    scratch: &mut Scratch,
 ) -> [u16; 3] {
     set_position(pos, tb);
     let moves = legal_moves(pos);
@@ -166,34 +178,43 @@ fn minimax(
         return [v; 3];
     }
     let own = table.material();
-    let mut best = [super::solve::CODE_NONE; 3];
+    let Scratch { entries, values } = scratch;
+    entries.clear();
     for m in moves.iter() {
         let (succ, zeroing_move) = successor(pos, tb, m);
         // Only captures and promotions change the material: the rest stay in this table.
         let converts =
             m.is_promotion() || m.kind() == MoveKind::EnPassant || pos.piece_at(m.to()).is_some();
-        let values = if !converts {
-            match table.index().index_own(&succ) {
-                Some((h, i)) => plies(table, h, i),
-                None => return [super::solve::CODE_NONE; 3],
-            }
+        let (k, entry) = if !converts {
+            (0, table.index().index_own(&succ))
         } else if succ.material().men() == 2 {
-            [super::solve::CODE_DRAW; 3]
+            (DRAWN, Some((Half::Wtm, 0)))
         } else {
             let canon = succ.material().canonical().0;
-            let t = if canon == own {
-                table
+            let k = if canon == own {
+                0
             } else {
-                match subs.iter().find(|t| t.material() == canon) {
-                    Some(t) => t,
+                match subs.iter().position(|t| t.material() == canon) {
+                    Some(k) => k + 1,
                     None => return [super::solve::CODE_NONE; 3], // reported as disagreement
                 }
             };
-            match t.entry(&succ) {
-                Some((h, i)) => plies(t, h, i),
-                None => return [super::solve::CODE_NONE; 3],
-            }
+            let t = if k == 0 { table } else { &subs[k - 1] };
+            (k, t.entry(&succ))
         };
+        let Some((h, i)) = entry else {
+            return [super::solve::CODE_NONE; 3];
+        };
+        entries.push((k, h, i, zeroing_move));
+    }
+    values.clear();
+    values.extend(entries.iter().map(|&(k, h, i, _)| match k {
+        DRAWN => [super::solve::CODE_DRAW; 3],
+        0 => plies(table, h, i),
+        k => plies(&subs[k - 1], h, i),
+    }));
+    let mut best = [super::solve::CODE_NONE; 3];
+    for (&(_, _, _, zeroing_move), values) in entries.iter().zip(values.iter()) {
         let options = [
             backed(values[0]),
             if zeroing_move {
