@@ -491,7 +491,6 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
     Ok(path)
 }
 
-/// An open, verified table file.
 /// The value of `width` bytes at `at`.
 #[inline(always)]
 fn read_value(bytes: &[u8], at: usize, width: usize) -> TbValue {
@@ -505,8 +504,8 @@ fn read_value(bytes: &[u8], at: usize, width: usize) -> TbValue {
 /// Removes the temporary files of `name` left by writers that were killed: those whose process
 /// no longer runs (Linux `/proc`; elsewhere nothing is removed, the files are only disk space).
 fn remove_stale_temps(dir: &Path, name: &str) {
-    let proc_fs = Path::new("/proc/self");
-    if !proc_fs.exists() {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
         return;
     }
     let Ok(entries) = fs::read_dir(dir) else {
@@ -522,12 +521,13 @@ fn remove_stale_temps(dir: &Path, name: &str) {
         else {
             continue;
         };
-        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
             let _ = fs::remove_file(e.path());
         }
     }
 }
 
+/// An open, verified table file.
 pub struct TableFile {
     path: PathBuf,
     /// Names this file's blocks in the block cache.
@@ -664,13 +664,6 @@ impl TableFile {
             self.loaded[h as usize] = Some(data);
         }
         Ok(())
-    }
-
-    /// Bytes of values in each block (`BLOCK_SIZE`), of half `half`: block `b` copied or
-    /// decompressed into `buf`. None if the half is absent or `b` is past its end.
-    pub fn read_block(&self, half: Half, b: u64, buf: &mut [u8]) -> Option<()> {
-        let s = self.sections[half as usize]?;
-        (b < s.blocks && self.unpack(&s, b, buf)).then_some(())
     }
 
     /// The stored bytes of block `b` of a section (offsets checked on open).

@@ -3,10 +3,9 @@
 //! can too. Units: DTM in winner's moves (Nalimov); DTZ and DTZ50 in plies (Bourzutschky,
 //! Tamplin, Haworth 2005, Sections 2-4), see `tables/README.md`.
 
-use super::file::{file_name, Metric, TableError, TableFile, TbValue, BLOCK_SIZE};
+use super::file::{file_name, Metric, TableError, TableFile, TbValue};
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
-use rayon::prelude::*;
 use std::path::Path;
 
 /// The three files of one endgame and its index.
@@ -14,9 +13,6 @@ pub struct EndgameTables {
     material: Material,
     index: EndgameIndex,
     files: [TableFile; 3],
-    /// After `open_loaded` (one-byte files): DTM, DTZ and DTZ50 of each entry side by side,
-    /// so that reading an entry's three values costs one cache miss, not three.
-    packed: [Option<Vec<[u8; 4]>>; 2],
 }
 
 impl EndgameTables {
@@ -29,44 +25,14 @@ impl EndgameTables {
             material: m,
             index: EndgameIndex::new(&m),
             files,
-            packed: [None, None],
         })
     }
 
-    /// Opens the three files as `open` does, then holds them decompressed in memory: packed
-    /// side by side when every value takes one byte (the usual case), else file by file.
+    /// Opens the three files as `open` does, then holds them decompressed in memory.
     pub fn open_loaded(dir: &Path, material: &Material) -> Result<EndgameTables, TableError> {
         let mut t = EndgameTables::open(dir, material)?;
-        if t.files.iter().any(|f| f.header().value_width != 1) {
-            for f in &mut t.files {
-                f.load()?;
-            }
-            return Ok(t);
-        }
-        for &h in t.index.stored_halves() {
-            let n = t.files[0].entries(h).unwrap_or(0) as usize;
-            let mut packed = vec![[0u8; 4]; n];
-            let files = &t.files;
-            let ok = packed
-                .par_chunks_mut(BLOCK_SIZE)
-                .enumerate()
-                .all(|(b, out)| {
-                    let mut buf = [0u8; BLOCK_SIZE];
-                    files.iter().enumerate().all(|(k, f)| {
-                        let read = f.read_block(h, b as u64, &mut buf).is_some();
-                        for (o, &v) in out.iter_mut().zip(&buf) {
-                            o[k] = v;
-                        }
-                        read
-                    })
-                });
-            if !ok {
-                return Err(TableError::Corrupt {
-                    path: dir.join(file_name(&t.material, Metric::Dtm)),
-                    what: format!("a block of half {} does not decompress", h.name()),
-                });
-            }
-            t.packed[h as usize] = Some(packed);
+        for f in &mut t.files {
+            f.load()?;
         }
         Ok(t)
     }
@@ -94,10 +60,6 @@ impl EndgameTables {
     /// DTM, DTZ and DTZ50 at an entry (None if out of range or the half is absent).
     #[inline]
     pub fn values(&self, half: Half, idx: u64) -> Option<[TbValue; 3]> {
-        if let Some(p) = &self.packed[half as usize] {
-            let e = p.get(idx as usize)?;
-            return Some([0, 1, 2].map(|k| TbValue::from_raw(e[k] as u16)));
-        }
         Some([
             self.value(Metric::Dtm, half, idx)?,
             self.value(Metric::Dtz, half, idx)?,
