@@ -4,7 +4,7 @@
 //! every entry DTZ <= DTM (plies), DTZ50 >= DTZ for wins, and the three metrics agree on who
 //! wins wherever the 50-move rule does not turn a win into a draw.
 
-use fortress::egtb::file::{Metric, Outcome};
+use fortress::egtb::file::{write_table, Metric, Outcome, TableSpec, TbValue};
 use fortress::egtb::generate::cli::{max_dtm_of, table8};
 use fortress::egtb::generate::{gentb, Dtz50Method, GenOptions, TableSummary};
 use fortress::egtb::{EndgameTables, Half, Material};
@@ -218,13 +218,95 @@ fn dtz50_solver_agrees_with_dtz_where_the_rule_cannot_bite() {
     }
 }
 
+/// Every value of `metric` in `dir`'s table of `m`, per stored half.
+fn read_metric(dir: &std::path::Path, m: &Material, metric: Metric) -> Vec<(Half, Vec<TbValue>)> {
+    let t = EndgameTables::open(dir, m).expect("tables open");
+    let index = t.index();
+    index
+        .stored_halves()
+        .iter()
+        .map(|&h| {
+            let values = (0..index.size(h))
+                .map(|i| t.value(metric, h, i).expect("in range"))
+                .collect();
+            (h, values)
+        })
+        .collect()
+}
+
+/// Rewrites `m`'s DTZ50 file with every win and loss drawn: a stand-in for a sub-endgame whose
+/// results the 50-move rule changes (no 3-4 man endgame has one).
+fn draw_dtz50(dir: &std::path::Path, m: &Material) {
+    let halves: Vec<(Half, Vec<TbValue>)> = read_metric(dir, m, Metric::Dtz50)
+        .into_iter()
+        .map(|(h, v)| {
+            let drawn = v
+                .into_iter()
+                .map(|x| match x.outcome() {
+                    Outcome::Win(_) | Outcome::Loss(_) => TbValue::DRAW,
+                    _ => x,
+                })
+                .collect();
+            (h, drawn)
+        })
+        .collect();
+    let refs: Vec<(Half, &[TbValue])> = halves.iter().map(|(h, v)| (*h, &v[..])).collect();
+    let spec = TableSpec {
+        material: *m,
+        metric: Metric::Dtz50,
+        halves: &refs,
+        compress: true,
+    };
+    write_table(dir, &spec).expect("write");
+}
+
+/// DTZ50 taken from DTZ where a sub-endgame's results differ under the rule
+/// (`Dtz50Method::Checked`) must equal the rule's own solve. KPK's sub-endgames KQK, then KRK
+/// too, get DTZ50 files with every result drawn: with KQK alone a promotion to a rook still
+/// wins wherever one to a queen did, so DTZ stands (12,741 entries checked); with both, every
+/// promotion draws and KPK's DTZ50 must be solved. (KRK alone is no such case: three KPK wins
+/// need the rook, the queen stalemating.)
+#[test]
+fn dtz50_from_dtz_when_changed_sub_results_change_nothing() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let kpk = Material::parse("KPK").unwrap();
+    let build = |full: bool| {
+        let opts = GenOptions {
+            force: true,
+            ..options(dir.path(), full)
+        };
+        let s = gentb(&[kpk], &opts, &mut |s| eprintln!("{}", s.line())).expect("generation");
+        let s = s.last().expect("KPK built").clone();
+        assert_eq!(s.verify.as_ref().expect("verified").disagreements, 0);
+        (s.dtz50, read_metric(dir.path(), &kpk, Metric::Dtz50))
+    };
+    build(false);
+    let dtz = read_metric(dir.path(), &kpk, Metric::Dtz);
+    for (sub, drawn_wins) in [("KQK", false), ("KRK", true)] {
+        draw_dtz50(dir.path(), &Material::parse(sub).unwrap());
+        let (method, dtz50) = build(false);
+        let (full_method, full) = build(true);
+        assert!(matches!(full_method, Dtz50Method::ByPawnLevel(_)));
+        assert_eq!(dtz50, full, "after drawing {sub}");
+        if drawn_wins {
+            assert!(matches!(method, Dtz50Method::ByPawnLevel(_)), "{method:?}");
+            assert_ne!(dtz50, dtz);
+        } else {
+            assert!(
+                matches!(method, Dtz50Method::Checked(n) if n > 0),
+                "{method:?}"
+            );
+            assert_eq!(dtz50, dtz);
+        }
+    }
+}
+
 /// The verifier is only worth its zero if it can see one wrong entry: a single DTM, DTZ or
 /// DTZ50 value of a correct KRK table is made one unit deeper, the file rewritten (with a valid
 /// checksum) and the verifier must report exactly that disagreement, or more (its neighbours
 /// may disagree too), never zero.
 #[test]
 fn verifier_sees_one_wrong_entry() {
-    use fortress::egtb::file::{write_table, TableSpec, TbValue};
     use fortress::egtb::generate::verify_endgame;
     let dir = tempfile::tempdir().expect("temporary directory");
     let opts = options(dir.path(), false);

@@ -67,6 +67,23 @@ impl EndgameTables {
         ])
     }
 
+    /// Are the DTZ and DTZ50 files the same values (same payload, by its checksum)? Then the
+    /// 50-move rule changes no result in this endgame. False does not say it does.
+    pub fn rule50_changes_nothing(&self) -> bool {
+        let [_, dtz, dtz50] = &self.files;
+        let key = |f: &TableFile| {
+            let h = f.header();
+            (
+                h.value_width,
+                h.compression,
+                h.entries,
+                h.payload_len,
+                h.payload_hash,
+            )
+        };
+        key(dtz) == key(dtz50)
+    }
+
     /// DTM, DTZ and DTZ50 of a position, from the side to move's point of view.
     pub fn probe(&self, pos: &TbPosition) -> Option<[TbValue; 3]> {
         let (half, idx) = self.entry(pos)?;

@@ -110,6 +110,9 @@ pub struct TableSummary {
     /// Indexed by `Half as usize`; the Wtm half of a symmetric endgame is not stored.
     pub halves: [Option<HalfSummary>; 2],
     pub seconds: f64,
+    /// Of `seconds`: the DTM solve, then up to the end of the DTZ solve (with DTM's file when
+    /// the init passes are not shared); the rest is DTZ50 and the other files.
+    pub split_seconds: [f64; 2],
     pub verify_seconds: f64,
     pub verify: Option<VerifyReport>,
     /// Peak resident memory while this table was generated (the process's so far when the
@@ -127,6 +130,9 @@ pub struct TableSummary {
 pub enum Dtz50Method {
     /// Equal to DTZ: nothing deeper than 100 plies, sub-endgames the same under the rule.
     SameAsDtz,
+    /// Equal to DTZ: nothing deeper than 100 plies, and this many entries that can reach a
+    /// sub-endgame result changed by the rule keep their DTZ value.
+    Checked(u64),
     /// DTZ with its results deeper than 100 plies drawn (no pawns, sub-endgames the same
     /// under the rule).
     DtzCapped,
@@ -175,15 +181,18 @@ impl TableSummary {
             " | dtz50 {}",
             match self.dtz50 {
                 Dtz50Method::SameAsDtz => "= dtz".to_string(),
+                Dtz50Method::Checked(n) => format!("= dtz, {n} entries checked"),
                 Dtz50Method::DtzCapped => "= dtz capped at 100 plies".to_string(),
                 Dtz50Method::Solved => "1 solve".to_string(),
                 Dtz50Method::ByPawnLevel(n) => format!("by {n} pawn levels"),
             }
         );
+        let [dtm, dtz] = self.split_seconds;
         s += &format!(
-            " | {:.2} s ({:.1} M pos/s)",
+            " | {:.2} s ({:.1} M pos/s; dtm {dtm:.1} s, dtz {dtz:.1} s, dtz50 and files {:.1} s)",
             self.seconds,
-            self.positions() as f64 / self.seconds.max(1e-9) / 1e6
+            self.positions() as f64 / self.seconds.max(1e-9) / 1e6,
+            self.seconds - dtm - dtz
         );
         if let Some(v) = &self.verify {
             s += &format!(
@@ -269,6 +278,7 @@ pub fn gentb(
                 built: false,
                 halves: [None, None],
                 seconds: 0.0,
+                split_seconds: [0.0; 2],
                 verify_seconds: 0.0,
                 verify: None,
                 peak_bytes: peak_memory_bytes(),
@@ -348,6 +358,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         (None, None)
     };
     let dtm_work = solve(Metric::Dtm, None, dtm_start);
+    let dtm_seconds = start.elapsed().as_secs_f64();
     // Pawn pushes are DTZ's zeroing moves inside the table: their value is DTM's result.
     let wdl = m.has_pawns().then(|| wdl_of_work(&dtm_work));
     let mut halves = [None, None];
@@ -363,6 +374,37 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
 
     let clean = subs.rule50_clean();
     let dtz_work = solve(Metric::Dtz, wdl.as_ref(), dtz_start);
+    let split_seconds = [dtm_seconds, start.elapsed().as_secs_f64() - dtm_seconds];
+    // DTZ50. When the sub-endgames' results are the same under the rule, the two solves meet
+    // the same terminal values and differ only in stopping at 100 plies: DTZ50 is DTZ with the
+    // deeper results drawn. With pawns that holds only if nothing is deeper than 100 plies (a
+    // push's value is its target's result, which the rule may change). When some sub-endgame
+    // results differ, DTZ (if no deeper than 100 plies) is still DTZ50 if every entry that
+    // can reach such a result keeps its value (`Solver::dtz_holds_under_rule50`). Otherwise
+    // DTZ50 is solved, by pawn level when pawn-move targets need their own DTZ50 result
+    // (`Solver::run_by_pawn_level`).
+    let dtz_max = solve::max_depth(&dtz_work);
+    let solved = if m.has_pawns() {
+        Dtz50Method::ByPawnLevel(layout.max_pawn_level() as u32)
+    } else {
+        Dtz50Method::Solved
+    };
+    let dtz50_method = if opts.full_dtz50 {
+        solved
+    } else if dtz_max <= solve::RULE50_PLIES {
+        if clean {
+            Dtz50Method::SameAsDtz
+        } else {
+            bar.set_message(format!("{m} dtz50 check"));
+            Solver::new(&layout, &subs, Metric::Dtz50, None)
+                .dtz_holds_under_rule50(&dtz_work)
+                .map_or(solved, Dtz50Method::Checked)
+        }
+    } else if clean && !m.has_pawns() {
+        Dtz50Method::DtzCapped
+    } else {
+        solved
+    };
     let dtz = match dtm_waiting {
         Some(dtm_work) => {
             let [dtm, dtz] = to_nalimov(&layout, [&dtm_work, &dtz_work]);
@@ -381,33 +423,8 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
     summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
 
-    // DTZ50. When the sub-endgames' results are the same under the rule, the two solves meet
-    // the same terminal values and differ only in stopping at 100 plies: DTZ50 is DTZ with the
-    // deeper results drawn. With pawns that holds only if nothing is deeper than 100 plies (a
-    // push's value is its target's result, which the rule may change); otherwise pawn-move
-    // targets need their own DTZ50 result, and DTZ50 is solved by pawn level
-    // (`Solver::run_by_pawn_level`).
-    let dtz_max = halves
-        .iter()
-        .flatten()
-        .map(|h| h.max_dtz_win.unwrap_or(0).max(h.max_dtz_loss.unwrap_or(0)))
-        .max()
-        .unwrap_or(0);
-    let dtz50_method = if opts.full_dtz50 || !clean {
-        if m.has_pawns() {
-            Dtz50Method::ByPawnLevel(layout.max_pawn_level() as u32)
-        } else {
-            Dtz50Method::Solved
-        }
-    } else if dtz_max <= solve::RULE50_PLIES {
-        Dtz50Method::SameAsDtz
-    } else if !m.has_pawns() {
-        Dtz50Method::DtzCapped
-    } else {
-        Dtz50Method::ByPawnLevel(layout.max_pawn_level() as u32)
-    };
     match dtz50_method {
-        Dtz50Method::SameAsDtz => {
+        Dtz50Method::SameAsDtz | Dtz50Method::Checked(_) => {
             bar.set_message(format!("{m} dtz50 = dtz"));
             summarise_dtz(&mut halves, &dtz, Metric::Dtz50, Some(&dtz_wdl_wins));
             write_work(&opts.dir, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
@@ -463,6 +480,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         built: true,
         halves,
         seconds,
+        split_seconds,
         verify_seconds,
         verify,
         peak_bytes,

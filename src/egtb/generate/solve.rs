@@ -25,7 +25,7 @@ use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 // ------------------------------------------------------------------------------------------
 // Working values: the `TbValue` encoding counted in plies (0 none/broken, 1 draw, 2n win in n,
@@ -148,6 +148,9 @@ pub struct SubTables {
     /// By mover, captured kind (5 none), promoted kind (5 none): index into `tables`,
     /// `KINGS_ONLY` for a bare-kings draw, `IMPOSSIBLE` if the material cannot arise.
     slot: [[[u8; 6]; 6]; 2],
+    /// Per table: the 50-move rule changes none of its results
+    /// (`EndgameTables::rule50_changes_nothing`).
+    clean: Vec<bool>,
 }
 
 const KINGS_ONLY: u8 = 254;
@@ -202,23 +205,45 @@ impl SubTables {
                 }
             }
         }
-        SubTables { tables, slot }
+        let clean = tables.iter().map(|t| t.rule50_changes_nothing()).collect();
+        SubTables {
+            tables,
+            slot,
+            clean,
+        }
     }
 
-    /// Does the 50-move rule change no result in any sub-endgame (DTZ50 and DTM agree on
-    /// win/draw/loss everywhere)? Then DTZ50 of this endgame equals its DTZ whenever no DTZ
+    /// Is the 50-move rule known to change no result in any sub-endgame (their DTZ50 files
+    /// equal to their DTZ files)? Then DTZ50 of this endgame equals its DTZ whenever no DTZ
     /// value exceeds 100 plies.
     pub fn rule50_clean(&self) -> bool {
-        self.tables.iter().all(|t| {
-            let index = t.index();
-            index.stored_halves().iter().all(|&h| {
-                (0..index.size(h)).into_par_iter().all(|i| {
-                    let a = t.value(Metric::Dtm, h, i).map(wdl_of);
-                    let b = t.value(Metric::Dtz50, h, i).map(wdl_of);
-                    a == b
-                })
-            })
-        })
+        self.clean.iter().all(|&c| c)
+    }
+
+    /// Can `mover`'s capture of `captured` / promotion to `promoted` reach a position whose
+    /// result the 50-move rule changes? (True when not known to be impossible.)
+    #[inline]
+    fn rule50_bites(&self, mover: Color, captured: u8, promoted: u8) -> bool {
+        match self.slot[mover.index()][captured as usize][promoted as usize] {
+            KINGS_ONLY | IMPOSSIBLE => false,
+            s => !self.clean[s as usize],
+        }
+    }
+
+    /// Can any capture of `mover` that is no promotion reach such a position?
+    fn rule50_bites_without_promotion(&self, mover: Color) -> bool {
+        (0..6).any(|cap| self.rule50_bites(mover, cap, NONE))
+    }
+
+    /// Does the 50-move rule change the result of `succ`, reached by `mover`'s capture of
+    /// `captured` / promotion to `promoted`? (A DTZ50 win or loss is one under DTZ too: only
+    /// a DTZ50 draw needs DTZ's result.)
+    fn rule50_changes(&self, mover: Color, captured: u8, promoted: u8, succ: &TbPosition) -> bool {
+        let s = self.slot[mover.index()][captured as usize][promoted as usize];
+        let t = &self.tables[s as usize];
+        let (half, idx) = t.entry(succ).expect("legal successor has an index");
+        let wdl = |metric| t.value(metric, half, idx).map(wdl_of);
+        wdl(Metric::Dtz50) == Some(1) && wdl(Metric::Dtz) != Some(1)
     }
 
     /// The value of `succ`, reached by `mover`'s capture of `captured` / promotion to
@@ -822,6 +847,80 @@ impl<'a> Solver<'a> {
             .is_ok()
     }
 
+    /// Is `dtz`, a final DTZ solve with no depth beyond 100 plies, also DTZ50? The two
+    /// solves differ only where a capture or promotion reaches a sub-endgame position whose
+    /// result the rule changes. Every entry with such a move is valued again from its
+    /// successors: the sub-endgames' DTZ50 results, and `dtz` itself for the moves that stay
+    /// (pushes included). If each keeps its DTZ value, `dtz` satisfies DTZ50's equations at
+    /// every entry, and a valuation consistent with its depths is unique (by induction on the
+    /// depth, as the verifier's own argument), so it is DTZ50. Returns how many entries were
+    /// valued again, or None as soon as one changes. `self.metric` is DTZ50.
+    pub fn dtz_holds_under_rule50(&self, dtz: &Work) -> Option<u64> {
+        debug_assert_eq!(self.metric, Metric::Dtz50);
+        let changed = AtomicBool::new(false);
+        let checked = AtomicU64::new(0);
+        for &h in &Half::BOTH {
+            let vals = Self::slot(dtz, h);
+            let mover = h.stm();
+            // When only promotions can reach a changed result, only entries with a pawn of the
+            // mover's about to promote need their moves made.
+            let promotions_only = !self.subs.rule50_bites_without_promotion(mover);
+            let seventh: u64 = if mover == Color::White {
+                0xFF << 48
+            } else {
+                0xFF << 8
+            };
+            self.for_each_index(h, |idx| {
+                // The rule only turns a conversion's win (in 1 ply, as zeroing moves count)
+                // or loss into a draw. A draw or a deeper win has no conversion that wins, so
+                // its best option stays; a win in 1 may lose its only winning move, a loss may
+                // gain a drawing one.
+                let v = vals[idx as usize].load(Relaxed) & !RESOLVED;
+                if !(v == win(1) || is_loss(v)) || changed.load(Relaxed) {
+                    return;
+                }
+                let pos = self.layout.decode_valid(h, idx);
+                if promotions_only
+                    && pos.pieces[mover.index()][PieceType::Pawn.index()].0 & seventh == 0
+                {
+                    return;
+                }
+                let tainted = !for_each_conversion(&pos, &Legality::of(&pos), |succ, class| {
+                    let MoveClass::Convert { captured, promoted } = class else {
+                        return true;
+                    };
+                    !self.subs.rule50_bites(mover, captured, promoted)
+                        || !self.subs.rule50_changes(mover, captured, promoted, succ)
+                });
+                if !tainted {
+                    return;
+                }
+                checked.fetch_add(1, Relaxed);
+                let code = |succ: &TbPosition| {
+                    let (sh, si) = self.own_entry(succ);
+                    Self::slot(dtz, sh)[si].load(Relaxed) & !RESOLVED
+                };
+                let mut best = CODE_NONE;
+                for_each_move(&pos, |succ, class| {
+                    let o = match class {
+                        MoveClass::Quiet => backed(code(succ)),
+                        MoveClass::Pawn => zeroing(wdl_of_code(code(succ))),
+                        MoveClass::Convert { captured, promoted } => zeroing(wdl_of(
+                            self.subs
+                                .value(Metric::Dtz50, mover, captured, promoted, succ),
+                        )),
+                    };
+                    best = better(best, o);
+                    true
+                });
+                if best != v {
+                    changed.store(true, Relaxed);
+                }
+            });
+        }
+        (!changed.into_inner()).then(|| checked.into_inner())
+    }
+
     /// The initial code of an entry: final for broken entries, mates, stalemates and positions
     /// with only terminal moves; otherwise the best terminal option, not final.
     /// Also returns how many times un-moves from the entries of its non-terminal successors
@@ -965,6 +1064,23 @@ fn wdl_of_code(c: u16) -> u8 {
         c if is_win(c) => 2,
         _ => 0,
     }
+}
+
+/// The deepest win or loss of final values `work`, in plies.
+pub fn max_depth(work: &Work) -> u16 {
+    work.iter()
+        .flatten()
+        .map(|v| {
+            v.par_iter()
+                .map(|a| match a.load(Relaxed) & !RESOLVED {
+                    c if c > CODE_DRAW => depth(c),
+                    _ => 0,
+                })
+                .max()
+                .unwrap_or(0)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// DTZ values as DTZ50 where the rule only stops the count: results deeper than 100 plies
