@@ -15,6 +15,7 @@ use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::tables::EndgameTables;
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
+use rayon::prelude::*;
 use solve::{wdl_of_work, Solver, Start, SubTables, Wdl, Work};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -538,26 +539,47 @@ fn write_work(dir: &Path, m: &Material, metrics: &[Metric], work: Work) -> Resul
     Ok(())
 }
 
+impl HalfSummary {
+    /// The figures of two parts of a half together.
+    fn merge(self, o: HalfSummary) -> HalfSummary {
+        HalfSummary {
+            positions: self.positions + o.positions,
+            wins: self.wins + o.wins,
+            draws: self.draws + o.draws,
+            losses: self.losses + o.losses,
+            max_dtm_win: self.max_dtm_win.max(o.max_dtm_win),
+            max_dtm_loss: self.max_dtm_loss.max(o.max_dtm_loss),
+            max_dtz_win: self.max_dtz_win.max(o.max_dtz_win),
+            max_dtz_loss: self.max_dtz_loss.max(o.max_dtz_loss),
+            max_dtz50_win: self.max_dtz50_win.max(o.max_dtz50_win),
+            dtz50_draws_of_wins: self.dtz50_draws_of_wins + o.dtz50_draws_of_wins,
+        }
+    }
+}
+
 fn summarise_dtm(index: &EndgameIndex, work: &Work) -> [Option<HalfSummary>; 2] {
     let mut out: [Option<HalfSummary>; 2] = [None, None];
     for &h in index.stored_halves() {
         let v = work[h as usize].as_ref().expect("stored half");
-        let mut s = HalfSummary::default();
-        for a in v {
-            match solve::to_file_value(Metric::Dtm, a.load(Relaxed)).outcome() {
-                Outcome::Broken => continue,
-                Outcome::Draw => s.draws += 1,
-                Outcome::Win(n) => {
-                    s.wins += 1;
-                    s.max_dtm_win = s.max_dtm_win.max(Some(n));
+        let s = v
+            .par_iter()
+            .fold(HalfSummary::default, |mut s, a| {
+                match solve::to_file_value(Metric::Dtm, a.load(Relaxed)).outcome() {
+                    Outcome::Broken => return s,
+                    Outcome::Draw => s.draws += 1,
+                    Outcome::Win(n) => {
+                        s.wins += 1;
+                        s.max_dtm_win = s.max_dtm_win.max(Some(n));
+                    }
+                    Outcome::Loss(n) => {
+                        s.losses += 1;
+                        s.max_dtm_loss = s.max_dtm_loss.max(Some(n));
+                    }
                 }
-                Outcome::Loss(n) => {
-                    s.losses += 1;
-                    s.max_dtm_loss = s.max_dtm_loss.max(Some(n));
-                }
-            }
-            s.positions += 1;
-        }
+                s.positions += 1;
+                s
+            })
+            .reduce(HalfSummary::default, HalfSummary::merge);
         out[h as usize] = Some(s);
     }
     out
@@ -573,21 +595,25 @@ fn summarise_dtz(
         let (Some(s), Some(v)) = (halves[h].as_mut(), work[h].as_ref()) else {
             continue;
         };
-        for (i, a) in v.iter().enumerate() {
-            let out = solve::to_file_value(metric, a.load(Relaxed)).outcome();
-            match (out, metric) {
-                (Outcome::Win(n), Metric::Dtz) => s.max_dtz_win = s.max_dtz_win.max(Some(n)),
-                (Outcome::Loss(n), Metric::Dtz) => s.max_dtz_loss = s.max_dtz_loss.max(Some(n)),
-                (Outcome::Win(n), _) => s.max_dtz50_win = s.max_dtz50_win.max(Some(n)),
-                _ => {}
-            }
-            if let Some(p) = plain {
-                let was_win = p[h].as_ref().is_some_and(|p| p[i] == 2);
-                if was_win && out == Outcome::Draw {
+        let plain = plain.and_then(|p| p[h].as_deref());
+        let part = v
+            .par_iter()
+            .enumerate()
+            .fold(HalfSummary::default, |mut s, (i, a)| {
+                let out = solve::to_file_value(metric, a.load(Relaxed)).outcome();
+                match (out, metric) {
+                    (Outcome::Win(n), Metric::Dtz) => s.max_dtz_win = s.max_dtz_win.max(Some(n)),
+                    (Outcome::Loss(n), Metric::Dtz) => s.max_dtz_loss = s.max_dtz_loss.max(Some(n)),
+                    (Outcome::Win(n), _) => s.max_dtz50_win = s.max_dtz50_win.max(Some(n)),
+                    _ => {}
+                }
+                if out == Outcome::Draw && plain.is_some_and(|p| p[i] == 2) {
                     s.dtz50_draws_of_wins += 1;
                 }
-            }
-        }
+                s
+            })
+            .reduce(HalfSummary::default, HalfSummary::merge);
+        *s = std::mem::take(s).merge(part);
     }
 }
 
@@ -596,7 +622,6 @@ fn summarise_dtz(
 /// entries (`Layout::nalimov_entries`, found once for all); the rest stay broken. Layout and
 /// index both number the kings first, so the writes stay near each other.
 fn to_nalimov<const N: usize>(layout: &Layout, works: [&Work; N]) -> [Work; N] {
-    use rayon::prelude::*;
     use std::sync::atomic::AtomicU16;
     const CHUNK: u64 = 1 << 12;
     let index = layout.nalimov();
