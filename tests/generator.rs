@@ -250,10 +250,20 @@ fn draw_dtz50(dir: &std::path::Path, m: &Material) {
             (h, drawn)
         })
         .collect();
+    write_metric(dir, m, Metric::Dtz50, &halves);
+}
+
+/// Writes `halves` as `m`'s file of `metric` in `dir` (with a valid checksum).
+fn write_metric(
+    dir: &std::path::Path,
+    m: &Material,
+    metric: Metric,
+    halves: &[(Half, Vec<TbValue>)],
+) {
     let refs: Vec<(Half, &[TbValue])> = halves.iter().map(|(h, v)| (*h, &v[..])).collect();
     let spec = TableSpec {
         material: *m,
-        metric: Metric::Dtz50,
+        metric,
         halves: &refs,
         compress: true,
     };
@@ -314,16 +324,7 @@ fn verifier_sees_one_wrong_entry() {
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
     assert_eq!(verify_endgame(dir.path(), &krk).unwrap().disagreements, 0);
     for metric in Metric::ALL {
-        let t = EndgameTables::open(dir.path(), &krk).unwrap();
-        let halves: Vec<(Half, Vec<TbValue>)> = t
-            .index()
-            .stored_halves()
-            .iter()
-            .map(|&h| {
-                let n = t.index().size(h);
-                (h, (0..n).map(|i| t.value(metric, h, i).unwrap()).collect())
-            })
-            .collect();
+        let halves = read_metric(dir.path(), &krk, metric);
         let original = halves.clone();
         let mut halves = halves;
         // The first win of the Wtm half, one deeper.
@@ -336,20 +337,7 @@ fn verifier_sees_one_wrong_entry() {
             unreachable!()
         };
         wtm[i] = TbValue::win(n + 1).unwrap();
-        drop(t);
-        let write = |h: &[(Half, Vec<TbValue>)]| {
-            let refs: Vec<(Half, &[TbValue])> = h.iter().map(|(h, v)| (*h, &v[..])).collect();
-            write_table(
-                dir.path(),
-                &TableSpec {
-                    material: krk,
-                    metric,
-                    halves: &refs,
-                    compress: true,
-                },
-            )
-            .expect("write");
-        };
+        let write = |h: &[(Half, Vec<TbValue>)]| write_metric(dir.path(), &krk, metric, h);
         write(&halves);
         let r = verify_endgame(dir.path(), &krk).unwrap();
         assert!(

@@ -20,7 +20,7 @@ use super::moves::{
     count_inner_moves, for_each_conversion, for_each_move, for_each_pawn_push, for_each_unmove,
     for_each_unmove_set, in_check, Legality, MoveClass, NONE,
 };
-use crate::chess::{Color, PieceType};
+use crate::chess::{Bitboard, Color, PieceType};
 use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
@@ -239,11 +239,34 @@ impl SubTables {
     /// `captured` / promotion to `promoted`? (A DTZ50 win or loss is one under DTZ too: only
     /// a DTZ50 draw needs DTZ's result.)
     fn rule50_changes(&self, mover: Color, captured: u8, promoted: u8, succ: &TbPosition) -> bool {
-        let s = self.slot[mover.index()][captured as usize][promoted as usize];
-        let t = &self.tables[s as usize];
-        let (half, idx) = t.entry(succ).expect("legal successor has an index");
+        let Some((t, half, idx)) = self.locate(mover, captured, promoted, succ) else {
+            return false; // bare kings
+        };
         let wdl = |metric| t.value(metric, half, idx).map(wdl_of);
         wdl(Metric::Dtz50) == Some(1) && wdl(Metric::Dtz) != Some(1)
+    }
+
+    /// The table and entry of `succ`, reached by `mover`'s capture of `captured` / promotion
+    /// to `promoted`; None for bare kings.
+    #[inline]
+    fn locate(
+        &self,
+        mover: Color,
+        captured: u8,
+        promoted: u8,
+        succ: &TbPosition,
+    ) -> Option<(&EndgameTables, Half, u64)> {
+        match self.slot[mover.index()][captured as usize][promoted as usize] {
+            KINGS_ONLY => None,
+            IMPOSSIBLE => panic!("sub-endgame table missing for a legal move (checked on load)"),
+            s => {
+                let t = &self.tables[s as usize];
+                // A legal position reached by a legal move is always indexable (the index
+                // round-trip tests cover every legal 3-4 man position).
+                let (half, idx) = t.entry(succ).expect("legal successor has an index");
+                Some((t, half, idx))
+            }
+        }
     }
 
     /// The value of `succ`, reached by `mover`'s capture of `captured` / promotion to
@@ -257,16 +280,9 @@ impl SubTables {
         promoted: u8,
         succ: &TbPosition,
     ) -> TbValue {
-        match self.slot[mover.index()][captured as usize][promoted as usize] {
-            KINGS_ONLY => TbValue::DRAW,
-            IMPOSSIBLE => panic!("sub-endgame table missing for a legal move (checked on load)"),
-            s => {
-                let t = &self.tables[s as usize];
-                // A legal position reached by a legal move is always indexable (the index
-                // round-trip tests cover every legal 3-4 man position).
-                let (half, idx) = t.entry(succ).expect("legal successor has an index");
-                t.value(metric, half, idx).expect("index within the file")
-            }
+        match self.locate(mover, captured, promoted, succ) {
+            None => TbValue::DRAW,
+            Some((t, half, idx)) => t.value(metric, half, idx).expect("index within the file"),
         }
     }
 }
@@ -865,11 +881,7 @@ impl<'a> Solver<'a> {
             // When only promotions can reach a changed result, only entries with a pawn of the
             // mover's about to promote need their moves made.
             let promotions_only = !self.subs.rule50_bites_without_promotion(mover);
-            let seventh: u64 = if mover == Color::White {
-                0xFF << 48
-            } else {
-                0xFF << 8
-            };
+            let seventh = Bitboard::rank(if mover == Color::White { 6 } else { 1 });
             self.for_each_index(h, |idx| {
                 // The rule only turns a conversion's win (in 1 ply, as zeroing moves count)
                 // or loss into a draw. A draw or a deeper win has no conversion that wins, so
@@ -881,7 +893,7 @@ impl<'a> Solver<'a> {
                 }
                 let pos = self.layout.decode_valid(h, idx);
                 if promotions_only
-                    && pos.pieces[mover.index()][PieceType::Pawn.index()].0 & seventh == 0
+                    && (pos.pieces[mover.index()][PieceType::Pawn.index()] & seventh).is_empty()
                 {
                     return;
                 }
