@@ -77,6 +77,9 @@ enum Command {
         /// Only verify the named endgames' present tables.
         #[arg(long)]
         verify: bool,
+        /// Do not verify the tables built (to verify them later with --verify).
+        #[arg(long, conflicts_with = "verify")]
+        no_verify: bool,
         /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.
         #[arg(long)]
         bench: bool,
@@ -161,6 +164,7 @@ fn main() -> ExitCode {
             threads,
             force,
             verify,
+            no_verify,
             bench,
         }) => {
             let args = fortress::egtb::generate::cli::GentbArgs {
@@ -170,6 +174,7 @@ fn main() -> ExitCode {
                 threads,
                 force,
                 verify,
+                no_verify,
                 bench,
             };
             match fortress::egtb::generate::cli::run(&args) {

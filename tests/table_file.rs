@@ -296,3 +296,96 @@ fn stale_temporary_files_are_removed() {
     assert!(live.exists(), "a running writer's file removed");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `gentb` writes a table into a staging directory and moves it into the table directory only
+/// once it is verified: killed during verification, it leaves the table absent (not present
+/// unverified), and the next run builds it again and removes the killed run's staging directory.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_kill_during_verification_leaves_no_table() {
+    let dir = temp_dir("killed");
+    let dir_arg = dir.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args(["gentb", "KQKR", "--dir", dir_arg, "--threads", "1"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let written = |d: &Path| {
+        ["dtm", "dtz", "dtz50"]
+            .iter()
+            .all(|x| d.join(format!("KQKR.{x}.ftb")).is_file())
+    };
+    // The staging directory of one table build: `.staging.<pid>.<n>`.
+    let prefix = format!(".staging.{}.", child.id());
+    let staged = || {
+        fs::read_dir(&dir).unwrap().flatten().find_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name.starts_with(&prefix) && written(&e.path())).then(|| e.path())
+        })
+    };
+    // All three files staged: generation is over and verification (seconds for KQKR) runs.
+    let start = std::time::Instant::now();
+    let staging = loop {
+        if let Some(s) = staged() {
+            break s;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "gentb ended before it was seen verifying"
+        );
+        assert!(start.elapsed().as_secs() < 300, "KQKR never staged");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    for x in ["dtm", "dtz", "dtz50"] {
+        assert!(
+            !dir.join(format!("KQKR.{x}.ftb")).exists(),
+            "an unverified KQKR.{x}.ftb reached the table directory"
+        );
+    }
+    assert!(
+        written(&staging),
+        "the staged files are where the kill left them"
+    );
+
+    let (code, out, err) = engine(&["gentb", "KQKR", "--dir", dir_arg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("KQK     present, kept"), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("KQKR ") && l.contains("0 disagree")),
+        "KQKR not rebuilt and verified:\n{out}"
+    );
+    assert!(written(&dir), "KQKR missing after the second run");
+    assert!(
+        !staging.exists(),
+        "the killed run's staging directory was left"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `--no-verify` builds and publishes without the verification pass, says so, and a later
+/// `--verify` checks what it left.
+#[test]
+fn tables_built_without_verification_verify_later() {
+    let dir = temp_dir("noverify");
+    let dir_arg = dir.to_str().unwrap();
+    let (code, out, err) = engine(&["gentb", "KRK", "--dir", dir_arg, "--no-verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.lines().any(|l| l.starts_with("KRK ")) && !out.contains("disagree"),
+        "KRK built and verified all the same:\n{out}"
+    );
+    assert!(out.contains("not verified"), "{out}");
+    for x in ["dtm", "dtz", "dtz50"] {
+        assert!(dir.join(format!("KRK.{x}.ftb")).is_file(), "KRK.{x}.ftb");
+    }
+    let (code, out, err) = engine(&["gentb", "KRK", "--dir", dir_arg, "--verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("KRK: ") && out.contains(" 0 disagreements"),
+        "{out}"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -15,13 +15,13 @@
 //! whose thread is reniced to 19 (`renice` on the thread's id, read from `/proc/thread-self`;
 //! no `unsafe`). Messages go through the registry's sink (`Tablebases::say`).
 
-use super::file::{file_name, Metric};
+use super::file::{file_name, process_gone, Metric};
 use super::generate::{gentb, GenOptions};
 use super::material::Material;
 use super::probe::Tablebases;
 use crossbeam::channel::{unbounded, Sender};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
@@ -104,9 +104,11 @@ fn cleanup_stale_staging(weak: &Weak<Tablebases>) {
     };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if let Some(pid) = name.strip_prefix(".fortress-gen-") {
-            let alive = Path::new("/proc").join(pid).exists();
-            if !alive || pid == std::process::id().to_string() {
+        let pid = name
+            .strip_prefix(".fortress-gen-")
+            .and_then(|p| p.parse().ok());
+        if let Some(pid) = pid {
+            if pid == std::process::id() || process_gone(pid) {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         }

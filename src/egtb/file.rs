@@ -504,10 +504,6 @@ fn read_value(bytes: &[u8], at: usize, width: usize) -> TbValue {
 /// Removes the temporary files of `name` left by writers that were killed: those whose process
 /// no longer runs (Linux `/proc`; elsewhere nothing is removed, the files are only disk space).
 fn remove_stale_temps(dir: &Path, name: &str) {
-    let proc = Path::new("/proc");
-    if !proc.join("self").exists() {
-        return;
-    }
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -521,10 +517,17 @@ fn remove_stale_temps(dir: &Path, name: &str) {
         else {
             continue;
         };
-        if pid != std::process::id() && !proc.join(pid.to_string()).exists() {
+        if process_gone(pid) {
             let _ = fs::remove_file(e.path());
         }
     }
+}
+
+/// True if no process `pid` runs (so its temporary files are stale). False where that cannot be
+/// told (no `/proc`): then nothing is removed.
+pub(crate) fn process_gone(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    pid != std::process::id() && proc.join("self").exists() && !proc.join(pid.to_string()).exists()
 }
 
 /// An open, verified table file.

@@ -9,7 +9,9 @@ pub mod moves;
 pub mod solve;
 pub mod verify;
 
-use crate::egtb::file::{file_name, write_table, Metric, Outcome, TableError, TableSpec, TbValue};
+use crate::egtb::file::{
+    file_name, process_gone, write_table, Metric, Outcome, TableError, TableSpec, TbValue,
+};
 use crate::egtb::index::{EndgameIndex, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::tables::EndgameTables;
@@ -322,6 +324,8 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     reset_peak_memory();
     let start = Instant::now();
     let subs = SubTables::new(&m, open_subs(&opts.dir, &m)?);
+    let staging = Staging::new(&opts.dir)?;
+    let out = staging.dir.as_path();
     let index = EndgameIndex::new(&m);
     let layout = Layout::new(&index);
     let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
@@ -369,7 +373,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         let dtm = nalimov(&dtm_work);
         drop(dtm_work);
         halves = summarise_dtm(&index, &dtm);
-        write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
+        write_work(out, &m, &[Metric::Dtm], dtm)?;
         None
     };
 
@@ -412,7 +416,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
             drop((dtm_work, dtz_work));
             bar.set_message(format!("{m} writing"));
             halves = summarise_dtm(&index, &dtm);
-            write_work(&opts.dir, &m, &[Metric::Dtm], dtm)?;
+            write_work(out, &m, &[Metric::Dtm], dtm)?;
             dtz
         }
         None => {
@@ -428,17 +432,17 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         Dtz50Method::SameAsDtz | Dtz50Method::Checked(_) => {
             bar.set_message(format!("{m} dtz50 = dtz"));
             summarise_dtz(&mut halves, &dtz, Metric::Dtz50, Some(&dtz_wdl_wins));
-            write_work(&opts.dir, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
+            write_work(out, &m, &[Metric::Dtz, Metric::Dtz50], dtz)?;
         }
         Dtz50Method::DtzCapped => {
             bar.set_message(format!("{m} dtz50 = dtz capped"));
             let dtz50 = solve::capped_at_rule50(&dtz);
-            write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
+            write_work(out, &m, &[Metric::Dtz], dtz)?;
             summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
-            write_work(&opts.dir, &m, &[Metric::Dtz50], dtz50)?;
+            write_work(out, &m, &[Metric::Dtz50], dtz50)?;
         }
         Dtz50Method::Solved | Dtz50Method::ByPawnLevel(_) => {
-            write_work(&opts.dir, &m, &[Metric::Dtz], dtz)?;
+            write_work(out, &m, &[Metric::Dtz], dtz)?;
             drop(wdl);
             let solver = Solver::new(&layout, &subs, Metric::Dtz50, None);
             let on_pass = progress(format!("{m} dtz50"));
@@ -450,7 +454,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
             let dtz50 = nalimov(&dtz50_work);
             drop(dtz50_work);
             summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
-            write_work(&opts.dir, &m, &[Metric::Dtz50], dtz50)?;
+            write_work(out, &m, &[Metric::Dtz50], dtz50)?;
         }
     }
     bar.finish_and_clear();
@@ -460,13 +464,10 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
 
     let (verify, verify_seconds) = if opts.verify {
         let t = Instant::now();
-        let r = verify_tables(&opts.dir, &m, &subs.tables)?;
+        let r = verify_tables(out, &m, &subs.tables)?;
         let secs = t.elapsed().as_secs_f64();
         if r.disagreements > 0 {
-            // A wrong table must not look complete to the next run.
-            for metric in Metric::ALL {
-                let _ = std::fs::remove_file(opts.dir.join(file_name(&m, metric)));
-            }
+            // `staging` is dropped with the wrong files: nothing of them reaches `opts.dir`.
             return Err(GenError::Verify {
                 endgame: m.to_string(),
                 report: r,
@@ -476,6 +477,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     } else {
         (None, 0.0)
     };
+    staging.publish(&opts.dir, &m)?;
     Ok(TableSummary {
         material: m,
         built: true,
@@ -488,6 +490,57 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         verify_peak_bytes: peak_memory_bytes(),
         dtz50: dtz50_method,
     })
+}
+
+/// The directory a table is written to and verified in before it is moved into the table
+/// directory: a kill during generation or verification leaves no complete-looking table there.
+/// Named `.staging.<pid>.<n>`: builders sharing a directory, in processes or threads, never meet.
+struct Staging {
+    dir: PathBuf,
+}
+
+impl Staging {
+    fn new(tables: &Path) -> Result<Staging, GenError> {
+        let io = |p: &Path| {
+            let p = p.to_path_buf();
+            move |e| GenError::Io(p, e)
+        };
+        // Staging directories of killed builders.
+        for e in std::fs::read_dir(tables).map_err(io(tables))?.flatten() {
+            let name = e.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(".staging.")?.split('.').next());
+            if pid.and_then(|p| p.parse().ok()).is_some_and(process_gone) {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Relaxed);
+        let dir = tables.join(format!(".staging.{}.{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        Ok(Staging { dir })
+    }
+
+    /// Moves the three files of `m` into `tables`, DTM last: a reader takes a table as present
+    /// only when all three are there.
+    fn publish(&self, tables: &Path, m: &Material) -> Result<(), GenError> {
+        for metric in [Metric::Dtz, Metric::Dtz50, Metric::Dtm] {
+            let name = file_name(m, metric);
+            let to = tables.join(&name);
+            std::fs::rename(self.dir.join(&name), &to).map_err(|e| GenError::Io(to, e))?;
+        }
+        // The renames are durable only once the directory is.
+        std::fs::File::open(tables)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| GenError::Io(tables.to_path_buf(), e))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 fn verify_tables(
