@@ -172,11 +172,12 @@ fn bench(args: &GentbArgs, opts: &GenOptions) -> Result<(), GenError> {
                 }
             });
             println!(
-                "{m:<6} threads {threads}: {:>7.1} s, {:>11} positions, {:>5.2} M pos/s, peak {} MiB, {agree}{}",
+                "{m:<6} threads {threads}: {:>7.1} s, {:>11} positions, {:>5.2} M pos/s, peak {} MiB (anonymous {} MiB), {agree}{}",
                 s.seconds,
                 s.positions(),
                 s.positions() as f64 / s.seconds / 1e6,
                 s.peak_bytes >> 20,
+                s.peak_anon_bytes[0] >> 20,
                 s.verify.as_ref().map_or(String::new(), |v| format!(
                     ", verified {} positions in {:.1} s: {} disagree",
                     v.checked, s.verify_seconds, v.disagreements

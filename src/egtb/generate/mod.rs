@@ -21,7 +21,8 @@ use rayon::prelude::*;
 use solve::{wdl_of_work, Solver, Start, SubTables, Wdl, Work};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::Instant;
 pub use verify::VerifyReport;
 
@@ -124,6 +125,9 @@ pub struct TableSummary {
     /// Peak resident memory while it was verified: mostly pages of the mapped table files,
     /// which the kernel can drop and read again.
     pub verify_peak_bytes: u64,
+    /// Peak anonymous memory (the working arrays, without the mapped files' pages) while it
+    /// was generated and while it was verified, sampled, bytes (Linux; 0 elsewhere).
+    pub peak_anon_bytes: [u64; 2],
     /// How DTZ50 was found.
     pub dtz50: Dtz50Method,
 }
@@ -199,14 +203,19 @@ impl TableSummary {
         );
         if let Some(v) = &self.verify {
             s += &format!(
-                " | verified {} in {:.2} s, {} disagree, peak {} MiB",
+                " | verified {} in {:.2} s, {} disagree, peak {} MiB (anonymous {} MiB)",
                 v.checked,
                 self.verify_seconds,
                 v.disagreements,
-                self.verify_peak_bytes >> 20
+                self.verify_peak_bytes >> 20,
+                self.peak_anon_bytes[1] >> 20
             );
         }
-        s + &format!(" | peak {} MiB", self.peak_bytes >> 20)
+        s + &format!(
+            " | peak {} MiB (anonymous {} MiB)",
+            self.peak_bytes >> 20,
+            self.peak_anon_bytes[0] >> 20
+        )
     }
 }
 
@@ -222,11 +231,59 @@ fn reset_peak_memory() {
 
 /// Peak resident set size of this process (VmHWM), 0 if unknown.
 pub fn peak_memory_bytes() -> u64 {
+    status_bytes("VmHWM:")
+}
+
+/// Samples this process's anonymous resident memory (`RssAnon`) while it lives and keeps the
+/// largest value: the memory a build needs, where VmHWM also counts the pages of the mapped
+/// sub-tables, which the kernel drops under pressure and reads again (Linux has no peak of
+/// its own for it). Sampled every 10 ms: the large arrays live for seconds.
+struct AnonPeak {
+    stop: Arc<AtomicBool>,
+    sampler: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl AnonPeak {
+    fn start() -> AnonPeak {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let sampler = std::thread::spawn(move || {
+            let mut peak = 0;
+            loop {
+                peak = peak.max(status_bytes("RssAnon:"));
+                if flag.load(Relaxed) {
+                    return peak;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        });
+        AnonPeak {
+            stop,
+            sampler: Some(sampler),
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        self.stop.store(true, Relaxed);
+        let sampler = self.sampler.take().expect("finished once");
+        sampler.join().unwrap_or(0)
+    }
+}
+
+/// A build that fails stops its sampler too.
+impl Drop for AnonPeak {
+    fn drop(&mut self) {
+        self.stop.store(true, Relaxed);
+    }
+}
+
+/// A memory figure of `/proc/self/status` (`key` with its colon), bytes; 0 if unknown.
+fn status_bytes(key: &str) -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
+                .find(|l| l.starts_with(key))
                 .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
         })
         .map_or(0, |kb| kb * 1024)
@@ -286,6 +343,7 @@ pub fn gentb(
                 verify: None,
                 peak_bytes: peak_memory_bytes(),
                 verify_peak_bytes: 0,
+                peak_anon_bytes: [0; 2],
                 dtz50: Dtz50Method::SameAsDtz,
             }
         } else {
@@ -322,6 +380,7 @@ const SHARED_INIT_BYTES: u64 = 2 << 30;
 pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSummary, GenError> {
     let m = material.canonical().0;
     reset_peak_memory();
+    let anon = AnonPeak::start();
     let start = Instant::now();
     let subs = SubTables::new(&m, open_subs(&opts.dir, &m)?);
     let staging = Staging::new(&opts.dir)?;
@@ -461,6 +520,8 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let seconds = start.elapsed().as_secs_f64();
     let peak_bytes = peak_memory_bytes();
     reset_peak_memory();
+    let peak_anon = anon.finish();
+    let anon = AnonPeak::start();
 
     let (verify, verify_seconds) = if opts.verify {
         let t = Instant::now();
@@ -488,6 +549,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         verify,
         peak_bytes,
         verify_peak_bytes: peak_memory_bytes(),
+        peak_anon_bytes: [peak_anon, anon.finish()],
         dtz50: dtz50_method,
     })
 }
