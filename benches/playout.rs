@@ -33,13 +33,7 @@ fn main() {
         .map(|n| Material::parse(n).expect("endgame"))
         .collect();
     let t = Instant::now();
-    let opts = GenOptions {
-        dir: dir.clone(),
-        force: false,
-        progress: true,
-        verify: true,
-        full_dtz50: false,
-    };
+    let opts = GenOptions::new(&dir);
     gentb(&targets, &opts, &mut |s| {
         if s.built {
             println!("built {} in {:.1} s", s.material, s.seconds)

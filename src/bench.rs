@@ -31,7 +31,7 @@ pub fn run(depth: u32, progress: &mut dyn FnMut(usize, &str, u64)) -> BenchResul
     run_with(depth, None, progress)
 }
 
-/// The bench with endgame tables probed in the search (`engine bench --tables DIR`).
+/// The bench with endgame tables probed in the search (`engine bench --dir DIRS`).
 pub fn run_with(
     depth: u32,
     tables: Option<std::sync::Arc<crate::egtb::Tablebases>>,

@@ -5,9 +5,9 @@
 //! wins wherever the 50-move rule does not turn a win into a draw.
 
 use fortress::egtb::file::{write_table, Metric, Outcome, TableSpec, TbValue};
-use fortress::egtb::generate::cli::{max_dtm_of, table8};
+use fortress::egtb::generate::table8;
 use fortress::egtb::generate::{gentb, Dtz50Method, GenOptions, TableSummary};
-use fortress::egtb::{EndgameTables, Half, Material};
+use fortress::egtb::{EndgameIndex, EndgameTables, Half, Material};
 use std::time::Instant;
 
 #[path = "common/soundness.rs"]
@@ -87,11 +87,8 @@ fn check_metric_relations(t: &EndgameTables) -> (u64, u64) {
 /// Build into `dir`, verify, no progress bar; `full_dtz50` forces the rule's own solve.
 fn options(dir: &std::path::Path, full_dtz50: bool) -> GenOptions {
     GenOptions {
-        dir: dir.to_path_buf(),
-        force: false,
-        progress: false,
-        verify: true,
         full_dtz50,
+        ..GenOptions::new(dir)
     }
 }
 
@@ -123,8 +120,8 @@ fn all_three_and_four_man_tables() {
             Some(paper),
             "library's copy of Table 8"
         );
-        if max_dtm_of(s) != paper {
-            failures.push(format!("{name}: {:?} vs Table 8 {paper:?}", max_dtm_of(s)));
+        if s.max_dtm() != paper {
+            failures.push(format!("{name}: {:?} vs Table 8 {paper:?}", s.max_dtm()));
         }
         let t = EndgameTables::open(dir.path(), &s.material).expect("tables open");
         let (checked, bad) = check_metric_relations(&t);
@@ -322,7 +319,14 @@ fn verifier_sees_one_wrong_entry() {
     let opts = options(dir.path(), false);
     let krk = Material::parse("KRK").unwrap();
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
-    assert_eq!(verify_endgame(dir.path(), &krk).unwrap().disagreements, 0);
+    let r = verify_endgame(&opts, &krk).unwrap();
+    assert_eq!(r.disagreements, 0);
+    // The progress shown covers every entry of both halves, once.
+    let index = EndgameIndex::new(&krk);
+    let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
+    assert_eq!(r.checked + r.broken, entries);
+    assert_eq!(opts.progress.length(), Some(entries));
+    assert_eq!(opts.progress.position(), entries);
     for metric in Metric::ALL {
         let halves = read_metric(dir.path(), &krk, metric);
         let original = halves.clone();
@@ -339,13 +343,13 @@ fn verifier_sees_one_wrong_entry() {
         wtm[i] = TbValue::win(n + 1).unwrap();
         let write = |h: &[(Half, Vec<TbValue>)]| write_metric(dir.path(), &krk, metric, h);
         write(&halves);
-        let r = verify_endgame(dir.path(), &krk).unwrap();
+        let r = verify_endgame(&opts, &krk).unwrap();
         assert!(
             r.disagreements >= 1,
             "{}: a wrong entry went unseen",
             metric.name()
         );
         write(&original);
-        assert_eq!(verify_endgame(dir.path(), &krk).unwrap().disagreements, 0);
+        assert_eq!(verify_endgame(&opts, &krk).unwrap().disagreements, 0);
     }
 }

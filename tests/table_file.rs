@@ -190,8 +190,11 @@ fn damaged_files_are_refused_and_reported() {
         assert!(!err.contains("panicked"), "{how}: {err}");
         let (code, out, _) = engine(&["tbinfo", "KQK", "--dir", dir.to_str().unwrap(), "--json"]);
         assert_eq!(code, 2);
+        let json: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+        let dtm = &json["files"][0];
+        assert_eq!(dtm["status"], "error", "{how}: {out}");
         assert!(
-            out.contains("\"status\": \"error\"") && out.contains(words),
+            dtm["error"].as_str().unwrap().contains(words),
             "{how}: {out}"
         );
         fs::remove_dir_all(&dir).unwrap();
@@ -219,20 +222,16 @@ fn tbinfo_reports_sizes_and_file_statistics() {
     let dir = temp_dir("stats");
     let (_, dtm) = write(&dir, "KRKN", Metric::Dtm, 40);
     let (_, dtz) = write(&dir, "KRKN", Metric::Dtz, 13);
-    let (code, out, err) = engine(&["tbinfo", "KNKR", "--dir", dir.to_str().unwrap(), "--json"]);
+    let dir_arg = dir.to_str().unwrap();
+    let (code, out, err) = engine(&["tbinfo", "KNKR", "--dir", dir_arg, "--json", "--stats"]);
     assert_eq!(code, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
     let idx = EndgameIndex::new(&Material::parse("KRKN").unwrap());
-    assert!(out.starts_with("{\"endgame\": \"KRKN\""), "{out}");
-    assert!(out.contains(&format!(
-        "\"sizes\": {{\"wtm\": {}, \"btm\": {}}}",
-        idx.size(Half::Wtm),
-        idx.size(Half::Btm)
-    )));
-    assert!(out.contains(&format!(
-        "\"broken\": {{\"wtm\": {}, \"btm\": {}}}",
-        idx.count_broken(Half::Wtm),
-        idx.count_broken(Half::Btm)
-    )));
+    assert_eq!(json["endgame"], "KRKN");
+    assert_eq!(json["sizes"]["wtm"], idx.size(Half::Wtm));
+    assert_eq!(json["sizes"]["btm"], idx.size(Half::Btm));
+    assert_eq!(json["broken"]["wtm"], idx.count_broken(Half::Wtm));
+    assert_eq!(json["broken"]["btm"], idx.count_broken(Half::Btm));
     for (k, half) in [Half::Wtm, Half::Btm].into_iter().enumerate() {
         let count = |f: fn(&Outcome) -> bool| dtm[k].iter().filter(|v| f(&v.outcome())).count();
         let deepest = |vals: &Vec<TbValue>, win: bool| {
@@ -244,21 +243,23 @@ fn tbinfo_reports_sizes_and_file_statistics() {
                 .max()
                 .unwrap()
         };
-        let want = format!(
-            "\"{}\": {{\"wins\": {}, \"draws\": {}, \"losses\": {}, \"broken\": {}, \"wins50\": null, \"losses50\": null, \"max_dtm_win\": {}, \"max_dtm_loss\": {}, \"max_dtz_win\": {}, \"max_dtz_loss\": {}, \"max_dtz50_win\": null, \"max_dtz50_loss\": null}}",
-            half.name(),
-            count(|o| matches!(o, Outcome::Win(_))),
-            count(|o| matches!(o, Outcome::Draw)),
-            count(|o| matches!(o, Outcome::Loss(_))),
-            count(|o| matches!(o, Outcome::Broken)),
-            deepest(&dtm[k], true),
-            deepest(&dtm[k], false),
-            deepest(&dtz[k], true),
-            deepest(&dtz[k], false),
-        );
-        assert!(out.contains(&want), "missing {want} in {out}");
+        let want = serde_json::json!({
+            "wins": count(|o| matches!(o, Outcome::Win(_))),
+            "draws": count(|o| matches!(o, Outcome::Draw)),
+            "losses": count(|o| matches!(o, Outcome::Loss(_))),
+            "broken": count(|o| matches!(o, Outcome::Broken)),
+            "wins50": null,
+            "losses50": null,
+            "max_dtm_win": deepest(&dtm[k], true),
+            "max_dtm_loss": deepest(&dtm[k], false),
+            "max_dtz_win": deepest(&dtz[k], true),
+            "max_dtz_loss": deepest(&dtz[k], false),
+            "max_dtz50_win": null,
+            "max_dtz50_loss": null,
+        });
+        assert_eq!(json["stats"][half.name()], want, "{out}");
         // The text report gives the same depths with their units.
-        let (_, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
+        let (_, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir_arg, "--stats"]);
         let want = format!(
             "deepest win/loss: DTM {}/{} moves, DTZ {}/{} plies, DTZ50 -/- plies",
             deepest(&dtm[k], true),
@@ -268,10 +269,17 @@ fn tbinfo_reports_sizes_and_file_statistics() {
         );
         assert!(text.contains(&want), "missing {want} in {text}");
     }
-    assert!(
-        out.contains(r#""depth_units": {"dtm": "moves", "dtz": "plies", "dtz50": "plies"}"#),
-        "{out}"
+    assert_eq!(
+        json["depth_units"],
+        serde_json::json!({"dtm": "moves", "dtz": "plies", "dtz50": "plies"})
     );
+    // Without --stats the files are not scanned: sizes, broken entries and headers only.
+    let (code, out, _) = engine(&["tbinfo", "KRKN", "--dir", dir_arg, "--json"]);
+    assert_eq!(code, 0);
+    let quick: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    assert!(quick["stats"].is_null(), "{out}");
+    assert_eq!(quick["broken"], json["broken"]);
+    assert_eq!(quick["files"], json["files"]);
     let (code, text, _) = engine(&["tbinfo", "KRKN", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(
@@ -281,19 +289,31 @@ fn tbinfo_reports_sizes_and_file_statistics() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A temporary file left by a killed writer (its process gone) is removed when the table is
-/// written again; one of a running process (pid 1) is left alone.
+/// What killed builders left in a table directory (temporary files, staging directories) is
+/// removed by the next build there; what running processes (pid 1) have there is left alone.
 #[cfg(target_os = "linux")]
 #[test]
-fn stale_temporary_files_are_removed() {
+fn leftovers_of_killed_builders_are_removed() {
     let dir = temp_dir("stale");
     let stale = dir.join(".KQK.dtm.ftb.999999999.tmp"); // above Linux's pid_max
     let live = dir.join(".KQK.dtm.ftb.1.tmp");
+    let stale_stage = dir.join(".staging.999999999.0");
+    let live_stage = dir.join(".staging.1.0");
+    for d in [&stale_stage, &live_stage] {
+        fs::create_dir(d).unwrap();
+        fs::write(d.join("KQK.dtm.ftb"), b"partial").unwrap();
+    }
     fs::write(&stale, b"partial").unwrap();
     fs::write(&live, b"partial").unwrap();
-    write(&dir, "KQK", Metric::Dtm, 10);
+    let (code, out, err) = engine(&["gentb", "KNK", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
     assert!(!stale.exists(), "stale temporary file left");
+    assert!(!stale_stage.exists(), "stale staging directory left");
     assert!(live.exists(), "a running writer's file removed");
+    assert!(
+        live_stage.exists(),
+        "a running builder's staging directory removed"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -387,5 +407,81 @@ fn tables_built_without_verification_verify_later() {
         out.contains("KRK: ") && out.contains(" 0 disagreements"),
         "{out}"
     );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `gentb` given nothing to do, or what it cannot do, says so and fails; it creates nothing.
+#[test]
+fn gentb_refuses_what_it_cannot_do() {
+    let dir = temp_dir("refuse");
+    let dir_arg = dir.to_str().unwrap();
+    for (args, words) in [
+        (vec!["gentb", "--dir", dir_arg], "name endgames"),
+        (
+            vec!["gentb", "KRK", "--threads", "0", "--dir", dir_arg],
+            "--threads",
+        ),
+        (vec!["gentb", "--men", "6", "--dir", dir_arg], "--men"),
+        (
+            vec!["gentb", "KXK", "--dir", dir_arg],
+            "not an endgame name",
+        ),
+        (
+            vec!["gentb", "KRK", "--verify", "--no-verify"],
+            "cannot be used",
+        ),
+    ] {
+        let (code, out, err) = engine(&args);
+        assert_ne!(code, 0, "{args:?} succeeded: {out}{err}");
+        assert!(err.contains(words), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert_eq!(
+        fs::read_dir(&dir).unwrap().count(),
+        0,
+        "something was created"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Off a terminal, `gentb` reports each table it starts, "table k of N", building and verifying.
+#[test]
+fn gentb_reports_progress_across_tables() {
+    let dir = temp_dir("progress");
+    let dir_arg = dir.to_str().unwrap();
+    let (code, out, err) = engine(&["gentb", "KRKN", "--dir", dir_arg]);
+    assert_eq!(code, 0, "{out}{err}");
+    for m in ["KRK", "KNK"] {
+        assert!(
+            (1..=2).any(|k| err.contains(&format!("gentb: table {k} of 3: {m}"))),
+            "{m} not reported in {err}"
+        );
+    }
+    assert!(err.contains("gentb: table 3 of 3: KRKN, about "), "{err}");
+    let (code, out, err) = engine(&["gentb", "KRKN", "KRK", "--verify", "--dir", dir_arg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("gentb: table 2 of 2: KRK"), "{err}");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `tbinfo` knows the broken entries of every endgame of 3 to 5 men without counting them, and
+/// what it knows is what the index counts (3-4 men here; 5 men in `index_roundtrip`).
+#[test]
+fn tbinfo_knows_broken_entries_without_counting() {
+    let dir = temp_dir("broken");
+    for m in Material::all_up_to(5).into_iter().filter(|m| m.men() > 2) {
+        let info = fortress::egtb::info::tbinfo(&m.to_string(), &dir, false).unwrap();
+        let broken = info
+            .broken
+            .unwrap_or_else(|| panic!("{m}: no stored count"));
+        if m.men() <= 4 {
+            let idx = EndgameIndex::new(&m);
+            assert_eq!(
+                broken,
+                [idx.count_broken(Half::Wtm), idx.count_broken(Half::Btm)],
+                "{m}"
+            );
+        }
+    }
     fs::remove_dir_all(&dir).unwrap();
 }

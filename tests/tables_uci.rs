@@ -26,13 +26,7 @@ fn three_man(dir: &Path) {
         .iter()
         .map(|n| Material::parse(n).unwrap())
         .collect();
-    let opts = GenOptions {
-        dir: dir.to_path_buf(),
-        force: false,
-        progress: false,
-        verify: true,
-        full_dtz50: false,
-    };
+    let opts = GenOptions::new(dir);
     gentb(&targets, &opts, &mut |_| {}).unwrap();
 }
 

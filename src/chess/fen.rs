@@ -7,20 +7,12 @@
 use super::bitboard::Bitboard;
 use super::position::{Position, BLACK_OO, BLACK_OOO, WHITE_OO, WHITE_OOO};
 use super::types::{Color, Piece, PieceType, Square};
-use std::fmt;
 
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid FEN: {0}")]
 pub struct FenError(pub String);
-
-impl fmt::Display for FenError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "invalid FEN: {}", self.0)
-    }
-}
-
-impl std::error::Error for FenError {}
 
 fn err<T>(msg: impl Into<String>) -> Result<T, FenError> {
     Err(FenError(msg.into()))

@@ -5,23 +5,20 @@
 //! registry (`egtb::probe`) is then rescanned, so the running engine probes the new table at
 //! once.
 //!
-//! No partial table is ever visible: the worker builds in a private staging directory
-//! (`<dir>/.fortress-gen-<pid>/`, where the sub-tables it needs are hard-linked or copied) and
-//! renames the three verified files into `<dir>` one by one (each rename is atomic; the registry
-//! opens an endgame only when all three are present and valid). Quitting mid-generation leaves
-//! only the staging directory, which the next worker removes (if its process is gone).
+//! No partial table is ever visible: each table is built and verified in a staging directory
+//! (`egtb::staging`) and moved into `<dir>` only then; sub-tables are read from wherever in the
+//! path they are. The worker never creates the table directory: a path that names none that
+//! exists gets a message and no build.
 //!
 //! The worker yields to the search: its generator runs in a dedicated one-thread rayon pool
 //! whose thread is reniced to 19 (`renice` on the thread's id, read from `/proc/thread-self`;
 //! no `unsafe`). Messages go through the registry's sink (`Tablebases::say`).
 
-use super::file::{file_name, process_gone, Metric};
 use super::generate::{gentb, GenOptions};
 use super::material::Material;
 use super::probe::Tablebases;
 use crossbeam::channel::{unbounded, Sender};
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
@@ -47,7 +44,6 @@ impl Background {
                     .start_handler(|_| lower_priority())
                     .build();
                 let Ok(pool) = pool else { return };
-                cleanup_stale_staging(&weak);
                 for m in rx.iter() {
                     let Some(tb) = weak.upgrade() else { return };
                     pool.install(|| build(&tb, m));
@@ -89,43 +85,6 @@ fn lower_priority() {
         .status();
 }
 
-fn staging_name(pid: u32) -> String {
-    format!(".fortress-gen-{pid}")
-}
-
-/// Removes staging directories left by processes that are gone.
-fn cleanup_stale_staging(weak: &Weak<Tablebases>) {
-    let Some(tb) = weak.upgrade() else { return };
-    let Some(dir) = tb.dirs().into_iter().next() else {
-        return;
-    };
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let pid = name
-            .strip_prefix(".fortress-gen-")
-            .and_then(|p| p.parse().ok());
-        if let Some(pid) = pid {
-            if pid == std::process::id() || process_gone(pid) {
-                let _ = std::fs::remove_dir_all(e.path());
-            }
-        }
-    }
-}
-
-/// Where the three files of `m` are, among `dirs` (the first directory holding all three).
-fn find_tables(dirs: &[PathBuf], m: &Material) -> Option<PathBuf> {
-    dirs.iter()
-        .find(|d| {
-            Metric::ALL
-                .iter()
-                .all(|x| d.join(file_name(m, *x)).is_file())
-        })
-        .cloned()
-}
-
 fn build(tb: &Tablebases, m: Material) {
     if tb.snapshot().has(&m) {
         return;
@@ -137,62 +96,36 @@ fn build(tb: &Tablebases, m: Material) {
         ));
         return;
     };
+    if !dir.is_dir() {
+        tb.say(&format!(
+            "cannot generate {m}: {} is not a directory",
+            dir.display()
+        ));
+        return;
+    }
     let start = Instant::now();
     tb.say(&format!(
         "generating table {m} in the background into {}",
         dir.display()
     ));
-    let stage = dir.join(staging_name(std::process::id()));
-    let result = (|| -> Result<Vec<Material>, String> {
-        std::fs::create_dir_all(&stage).map_err(|e| format!("{}: {e}", stage.display()))?;
-        // Sub-tables already present anywhere in the path: link (or copy) into the stage.
-        let plan = super::generate::plan(&[m]);
-        for sub in plan.iter().filter(|s| **s != m) {
-            if let Some(src) = find_tables(&dirs, sub) {
-                for metric in Metric::ALL {
-                    let name = file_name(sub, metric);
-                    let to = stage.join(&name);
-                    if to.exists() {
-                        continue;
-                    }
-                    if std::fs::hard_link(src.join(&name), &to).is_err() {
-                        std::fs::copy(src.join(&name), &to)
-                            .map_err(|e| format!("{}: {e}", to.display()))?;
-                    }
-                }
-            }
-        }
-        let opts = GenOptions {
-            dir: stage.clone(),
-            force: false,
-            progress: false,
-            verify: true,
-            full_dtz50: false,
-        };
-        let built = gentb(&[m], &opts, &mut |_| {}).map_err(|e| e.to_string())?;
-        let mut moved = Vec::new();
-        for s in built.iter().filter(|s| s.built) {
-            // DTM last: the registry looks for `*.dtm.ftb` and needs all three.
-            for metric in [Metric::Dtz, Metric::Dtz50, Metric::Dtm] {
-                let name = file_name(&s.material, metric);
-                std::fs::rename(stage.join(&name), dir.join(&name))
-                    .map_err(|e| format!("{}: {e}", dir.join(&name).display()))?;
-            }
-            moved.push(s.material);
-        }
-        if let Ok(d) = std::fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(moved)
-    })();
-    let _ = std::fs::remove_dir_all(&stage);
-    match result {
-        Ok(moved) => {
+    let opts = GenOptions {
+        also: dirs[1..].to_vec(),
+        ..GenOptions::new(&dir)
+    };
+    match gentb(&[m], &opts, &mut |s| {
+        if s.built {
             tb.rescan();
-            let names: Vec<String> = moved.iter().map(|m| m.to_string()).collect();
+        }
+    }) {
+        Ok(done) => {
+            let names: Vec<String> = done
+                .iter()
+                .filter(|s| s.built)
+                .map(|s| s.material.to_string())
+                .collect();
             tb.say(&format!(
                 "table {m} ready ({} built and verified in {:.1} s: {})",
-                moved.len(),
+                names.len(),
                 start.elapsed().as_secs_f64(),
                 names.join(" ")
             ));

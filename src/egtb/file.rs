@@ -130,34 +130,35 @@ impl fmt::Debug for TbValue {
 }
 
 /// Why a table file could not be written or read.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum TableError {
-    Io {
-        path: PathBuf,
-        source: io::Error,
-    },
+    #[error("{}: i/o error: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
     /// The file is shorter than its header says (or than a header).
+    #[error("{}: truncated: {found} bytes, the header says {expected}", path.display())]
     Truncated {
         path: PathBuf,
         expected: u64,
         found: u64,
     },
-    BadMagic {
-        path: PathBuf,
-    },
+    #[error("{}: bad magic: not a Fortress table file", path.display())]
+    BadMagic { path: PathBuf },
     /// Written by a newer format than this program reads.
+    #[error("{}: newer version: format {found}, this program reads up to {supported}", path.display())]
     NewerVersion {
         path: PathBuf,
         found: u32,
         supported: u32,
     },
     /// The payload's checksum differs from the header's.
+    #[error("{}: checksum mismatch: header says {stored:016x}, payload hashes to {computed:016x}", path.display())]
     ChecksumMismatch {
         path: PathBuf,
         stored: u64,
         computed: u64,
     },
     /// The file holds another endgame or metric than the one asked for.
+    #[error("{}: wrong endgame: expected {expected}, file holds {found}", path.display())]
     WrongEndgame {
         path: PathBuf,
         expected: String,
@@ -165,66 +166,12 @@ pub enum TableError {
     },
     /// The header is inconsistent (its own checksum, a field out of range, sizes that do not
     /// add up).
-    Corrupt {
-        path: PathBuf,
-        what: String,
-    },
+    #[error("{}: corrupt header: {what}", path.display())]
+    Corrupt { path: PathBuf, what: String },
     /// The writer was given values the format cannot hold (or halves that do not fit).
+    #[error("cannot write table: {0}")]
     BadInput(String),
 }
-
-impl fmt::Display for TableError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            TableError::Io { path, source } => write!(f, "{}: i/o error: {source}", path.display()),
-            TableError::Truncated {
-                path,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{}: truncated: {found} bytes, the header says {expected}",
-                path.display()
-            ),
-            TableError::BadMagic { path } => {
-                write!(f, "{}: bad magic: not a Fortress table file", path.display())
-            }
-            TableError::NewerVersion {
-                path,
-                found,
-                supported,
-            } => write!(
-                f,
-                "{}: newer version: format {found}, this program reads up to {supported}",
-                path.display()
-            ),
-            TableError::ChecksumMismatch {
-                path,
-                stored,
-                computed,
-            } => write!(
-                f,
-                "{}: checksum mismatch: header says {stored:016x}, payload hashes to {computed:016x}",
-                path.display()
-            ),
-            TableError::WrongEndgame {
-                path,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{}: wrong endgame: expected {expected}, file holds {found}",
-                path.display()
-            ),
-            TableError::Corrupt { path, what } => {
-                write!(f, "{}: corrupt header: {what}", path.display())
-            }
-            TableError::BadInput(what) => write!(f, "cannot write table: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for TableError {}
 
 /// Conventional file name of an endgame's table for a metric: `KQKR.dtm.ftb`.
 pub fn file_name(material: &Material, metric: Metric) -> String {
@@ -388,7 +335,6 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
     header[37] = SCHEME_NALIMOV;
     put_u32(&mut header, 40, BLOCK_SIZE as u32);
 
-    remove_stale_temps(dir, &name);
     // Read as well as written: the checksum is taken from the file as written.
     let file = fs::OpenOptions::new()
         .read(true)
@@ -499,35 +445,6 @@ fn read_value(bytes: &[u8], at: usize, width: usize) -> TbValue {
     } else {
         u16::from_le_bytes([bytes[at], bytes[at + 1]])
     })
-}
-
-/// Removes the temporary files of `name` left by writers that were killed: those whose process
-/// no longer runs (Linux `/proc`; elsewhere nothing is removed, the files are only disk space).
-fn remove_stale_temps(dir: &Path, name: &str) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    let prefix = format!(".{name}.");
-    for e in entries.flatten() {
-        let file = e.file_name();
-        let Some(pid) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(&prefix)?.strip_suffix(".tmp"))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if process_gone(pid) {
-            let _ = fs::remove_file(e.path());
-        }
-    }
-}
-
-/// True if no process `pid` runs (so its temporary files are stale). False where that cannot be
-/// told (no `/proc`): then nothing is removed.
-pub(crate) fn process_gone(pid: u32) -> bool {
-    let proc = Path::new("/proc");
-    pid != std::process::id() && proc.join("self").exists() && !proc.join(pid.to_string()).exists()
 }
 
 /// An open, verified table file.

@@ -21,27 +21,15 @@ pub struct Material {
     counts: [[u8; 5]; 2],
 }
 
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, thiserror::Error)]
 pub enum MaterialError {
     /// The name does not have the form K<men>K<men> with men among Q R B N P.
+    #[error("'{0}' is not an endgame name (expected e.g. KQKR: K, White's men, K, Black's men)")]
     BadName(String),
     /// More men than the index can describe (at most 7 on the board).
+    #[error("'{0}' has more than 7 men")]
     TooManyMen(String),
 }
-
-impl fmt::Display for MaterialError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            MaterialError::BadName(s) => write!(
-                f,
-                "'{s}' is not an endgame name (expected e.g. KQKR: K, White's men, K, Black's men)"
-            ),
-            MaterialError::TooManyMen(s) => write!(f, "'{s}' has more than 7 men"),
-        }
-    }
-}
-
-impl std::error::Error for MaterialError {}
 
 impl Material {
     /// Parses a name like `KQRKP` (case-insensitive). The result is not canonicalised.

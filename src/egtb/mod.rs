@@ -10,17 +10,18 @@
 //!   DTZ50 at once; underneath, `EndgameIndex::index(&TbPosition)` (colour flip, symmetry and
 //!   e.p. zone handled inside) and `file::TableFile::value(half, i)`; `TbValue::outcome` decodes.
 //! * in play: the registry and probe (`probe`), the root strategy SZ°Z50⁻Z⁻ (`strategy`), the
-//!   background generator (`background`) and `engine probe` (`probe_cli`).
+//!   background generator (`background`), both building through `staging`.
 
 pub mod background;
 mod blockcache;
+mod broken;
 pub mod file;
 pub mod generate;
 pub mod index;
 pub mod info;
 pub mod material;
 pub mod probe;
-pub mod probe_cli;
+pub mod staging;
 pub mod strategy;
 pub mod tables;
 

@@ -1158,11 +1158,8 @@ mod tests {
     fn shared_init_equals_separate_inits() {
         let dir = tempfile::tempdir().unwrap();
         let opts = GenOptions {
-            dir: dir.path().to_path_buf(),
-            force: false,
-            progress: false,
             verify: false,
-            full_dtz50: false,
+            ..GenOptions::new(dir.path())
         };
         for name in ["KPK", "KBNK"] {
             let m = Material::parse(name).unwrap();
@@ -1172,7 +1169,7 @@ mod tests {
                 .filter(|s| s.men() > 2)
                 .collect();
             gentb(&subs, &opts, &mut |_| {}).unwrap();
-            let subs = SubTables::new(&m, open_subs(dir.path(), &m).unwrap());
+            let subs = SubTables::new(&m, open_subs(std::iter::once(dir.path()), &m).unwrap());
             let index = EndgameIndex::new(&m);
             let layout = Layout::new(&index);
             let dtm = Solver::new(&layout, &subs, Metric::Dtm, None);

@@ -9,6 +9,7 @@ use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Positio
 use crate::egtb::file::{Metric, TbValue};
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -34,10 +35,12 @@ fn plies(tables: &EndgameTables, half: Half, idx: u64) -> [u16; 3] {
 }
 
 /// Checks `table` against itself and its sub-endgames `subs` (every one it needs; bare kings
-/// are a draw without a table).
-pub fn verify(table: &EndgameTables, subs: &[EndgameTables]) -> VerifyReport {
+/// are a draw without a table); `bar` counts the entries done.
+pub fn verify(table: &EndgameTables, subs: &[EndgameTables], bar: &ProgressBar) -> VerifyReport {
     const CHUNK: u64 = 1 << 13;
     let index = table.index();
+    bar.set_length(index.stored_halves().iter().map(|&h| index.size(h)).sum());
+    bar.set_position(0);
     let checked = AtomicU64::new(0);
     let broken = AtomicU64::new(0);
     let bad = AtomicU64::new(0);
@@ -82,6 +85,7 @@ pub fn verify(table: &EndgameTables, subs: &[EndgameTables]) -> VerifyReport {
             checked.fetch_add(n_checked, Relaxed);
             broken.fetch_add(n_broken, Relaxed);
             bad.fetch_add(n_bad, Relaxed);
+            bar.inc(((c + 1) * CHUNK).min(size) - c * CHUNK);
         });
     }
     VerifyReport {

@@ -1,4 +1,4 @@
-//! `engine probe [FEN] [--dir DIR] [--json]`: the table values of a position and of each of its
+//! `engine probe [FEN] [--dir DIRS] [--json]`: the table values of a position and of each of its
 //! legal moves, and the move the root strategy SZ°Z50⁻Z⁻ (`strategy`, Bourzutschky, Tamplin,
 //! Haworth 2005, Section 5) picks given the FEN's half-move field. One answer per position;
 //! with no FEN, FENs are read one per line from standard input.
@@ -8,14 +8,57 @@
 //! `wdl50` is from a fresh counter (the FEN's counter only enters the choice of `best`). Move
 //! values are the mover's: the result of playing that move.
 
-use super::probe::{analyse_root, depth, Registry, Tablebases, TbProbe};
-use super::strategy;
 use crate::chess::Position;
-use std::io::Write;
+use crate::egtb::probe::{
+    analyse_root, default_dir, depth, split_path, Registry, Tablebases, TbProbe,
+};
+use crate::egtb::strategy;
+use serde::Serialize;
+use std::io::{BufRead, Write};
 use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ProbeArgs {
+    /// The position (default: FENs one per line on standard input).
+    pub fen: Vec<String>,
+    /// Table directories, separated by `;` (default: the engine's table directory).
+    #[arg(long)]
+    pub dir: Option<String>,
+    /// One JSON object per position.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Answers each position; exit status 2 if one was not in the tables.
+pub fn run(args: &ProbeArgs) -> ExitCode {
+    let dirs = args
+        .dir
+        .as_deref()
+        .map_or_else(|| vec![default_dir()], split_path);
+    let reg = open_registry(dirs, &mut std::io::stderr());
+    let mut out = std::io::stdout().lock();
+    let fen = args.fen.join(" ");
+    let mut all = true;
+    if fen.trim().is_empty() {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            if !line.trim().is_empty() {
+                all &= answer(&reg, &line, args.json, &mut out);
+            }
+        }
+    } else {
+        all = answer(&reg, &fen, args.json, &mut out);
+    }
+    if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
+}
 
 /// Opens the tables of `dirs` (messages about unusable files go to `warn`).
-pub fn open_registry(dirs: Vec<PathBuf>, warn: &mut dyn Write) -> std::sync::Arc<Registry> {
+fn open_registry(dirs: Vec<PathBuf>, warn: &mut dyn Write) -> std::sync::Arc<Registry> {
     let tb = Tablebases::new();
     let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
     let l2 = std::sync::Arc::clone(&lines);
@@ -29,52 +72,63 @@ pub fn open_registry(dirs: Vec<PathBuf>, warn: &mut dyn Write) -> std::sync::Arc
     tb.snapshot()
 }
 
-fn num(v: Option<u16>) -> String {
-    v.map_or("null".to_string(), |n| n.to_string())
-}
-
-fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
 /// Depths in plies of a probe: (dtm, dtz, dtz50).
 fn plies(p: &TbProbe) -> (Option<u16>, Option<u16>, Option<u16>) {
     (p.dtm_plies(), depth(p.dtz), depth(p.dtz50))
 }
 
-fn values_json(p: &TbProbe) -> String {
-    let (m, z, z50) = plies(p);
-    format!(
-        "\"wdl\": \"{}\", \"wdl50\": \"{}\", \"dtm\": {}, \"dtz\": {}, \"dtz50\": {}",
-        p.wdl().name(),
-        p.wdl50(0).name(),
-        num(m),
-        num(z),
-        num(z50)
-    )
+/// A position's or a move's values, as JSON.
+#[derive(Serialize)]
+struct Values {
+    wdl: &'static str,
+    wdl50: &'static str,
+    dtm: Option<u16>,
+    dtz: Option<u16>,
+    dtz50: Option<u16>,
+}
+
+impl Values {
+    fn of(p: &TbProbe) -> Values {
+        let (dtm, dtz, dtz50) = plies(p);
+        Values {
+            wdl: p.wdl().name(),
+            wdl50: p.wdl50(0).name(),
+            dtm,
+            dtz,
+            dtz50,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct MoveJson {
+    uci: String,
+    #[serde(flatten)]
+    values: Values,
+}
+
+#[derive(Serialize)]
+struct AnswerJson<'a> {
+    fen: &'a str,
+    #[serde(flatten)]
+    values: Values,
+    best: Option<String>,
+    moves: Vec<MoveJson>,
+}
+
+#[derive(Serialize)]
+struct ErrorJson<'a> {
+    fen: &'a str,
+    error: &'a str,
 }
 
 /// One answer, in JSON or human form. Returns false if the position is not in the tables.
-pub fn answer(reg: &Registry, fen: &str, json: bool, out: &mut dyn Write) -> bool {
+fn answer(reg: &Registry, fen: &str, json: bool, out: &mut dyn Write) -> bool {
     let fen = fen.trim();
     let err = |out: &mut dyn Write, e: &str| {
         if json {
-            let _ = writeln!(
-                out,
-                "{{\"fen\": {}, \"error\": {}}}",
-                json_str(fen),
-                json_str(e)
-            );
+            let line = serde_json::to_string(&ErrorJson { fen, error: e });
+            let _ = writeln!(out, "{}", line.expect("plain data serialises"));
         } else {
             let _ = writeln!(out, "{fen}\n  error: {e}");
         }
@@ -102,19 +156,21 @@ pub fn answer(reg: &Registry, fen: &str, json: bool, out: &mut dyn Write) -> boo
     let h = pos.halfmove_clock();
     let best = strategy::choose(h, &values).map(|c| a.moves[c.best].0);
     if json {
-        let moves: Vec<String> = a
-            .moves
-            .iter()
-            .map(|(m, v)| format!("{{\"uci\": \"{m}\", {}}}", values_json(&v.v)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "{{\"fen\": {}, {}, \"best\": {}, \"moves\": [{}]}}",
-            json_str(fen),
-            values_json(&a.root),
-            best.map_or("null".to_string(), |m| format!("\"{m}\"")),
-            moves.join(", ")
-        );
+        let answer = AnswerJson {
+            fen,
+            values: Values::of(&a.root),
+            best: best.map(|m| m.to_string()),
+            moves: a
+                .moves
+                .iter()
+                .map(|(m, v)| MoveJson {
+                    uci: m.to_string(),
+                    values: Values::of(&v.v),
+                })
+                .collect(),
+        };
+        let line = serde_json::to_string(&answer).expect("plain data serialises");
+        let _ = writeln!(out, "{line}");
     } else {
         let (m, z, z50) = plies(&a.root);
         let show = |v: Option<u16>| v.map_or("-".to_string(), |n| n.to_string());

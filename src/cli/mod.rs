@@ -1,0 +1,214 @@
+//! The command line: with no argument the engine speaks UCI on standard input and output; the
+//! subcommands are tools (perft, bench, tables, tuning). Each only parses its arguments and
+//! calls the library.
+
+mod gentb;
+mod probe;
+mod tbinfo;
+
+use crate::chess::perft::perft_divide;
+use crate::chess::Position;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(
+    name = "engine",
+    version,
+    about = "Fortress: a UCI chess engine with its own endgame tables"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the leaf nodes of the legal move tree, per root move.
+    Perft {
+        depth: u32,
+        /// The position (default: the start position).
+        fen: Vec<String>,
+    },
+    /// Search every position of bench.epd to a fixed depth; print nodes and speed.
+    Bench {
+        /// Search depth in plies.
+        #[arg(default_value_t = crate::bench::DEFAULT_DEPTH)]
+        depth: u32,
+        /// Probe the endgame tables of these directories (`;`-separated) during the bench.
+        #[arg(long)]
+        dir: Option<String>,
+    },
+    /// Table values of a position and its moves, and the move SZ°Z50Z picks.
+    Probe(probe::ProbeArgs),
+    /// Index sizes and broken entries of an endgame's two halves, and what its table files hold.
+    Tbinfo(tbinfo::TbinfoArgs),
+    /// Build endgame tables (DTM, DTZ, DTZ50) with the sub-endgames they need, then verify them.
+    Gentb(gentb::GentbArgs),
+    /// Fit the evaluation's weights to game results (Texel's method); prints a new weights.rs.
+    Tune {
+        /// `FEN | result` lines (result from White's side: 1, 0.5, 0), as datagen writes them.
+        file: PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        epochs: usize,
+        /// Adam's step, in centipawns.
+        #[arg(long, default_value_t = 1.0)]
+        rate: f64,
+        /// Pull towards the present weights (weight of their squared distance in the loss).
+        #[arg(long, default_value_t = 3e-8)]
+        prior: f64,
+    },
+    /// Self-play games at a fixed node count; prints `FEN | result` lines of quiet positions.
+    Datagen {
+        /// Opening FENs (EPD), one drawn at random per game (default: the start position).
+        #[arg(long)]
+        openings: Option<PathBuf>,
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Nodes searched per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Random legal plies played after the opening.
+        #[arg(long, default_value_t = 2)]
+        random_plies: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// Parses the command line and runs what it names.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => {
+            let stdin = std::io::stdin();
+            crate::uci::session::run(stdin.lock(), Box::new(std::io::stdout()));
+            ExitCode::SUCCESS
+        }
+        Some(Command::Tune {
+            file,
+            epochs,
+            rate,
+            prior,
+        }) => run_tune(
+            &file,
+            &crate::tune::texel::TuneArgs {
+                epochs,
+                rate,
+                prior,
+            },
+        ),
+        Some(Command::Datagen {
+            openings,
+            games,
+            nodes,
+            random_plies,
+            seed,
+        }) => run_datagen(
+            openings,
+            &crate::tune::datagen::DatagenArgs {
+                games,
+                nodes,
+                random_plies,
+                seed,
+            },
+        ),
+        Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
+        Some(Command::Bench { depth, dir }) => run_bench(depth, dir.as_deref()),
+        Some(Command::Probe(args)) => probe::run(&args),
+        Some(Command::Tbinfo(args)) => tbinfo::run(&args),
+        Some(Command::Gentb(args)) => match gentb::run(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("gentb: {e}");
+                ExitCode::FAILURE
+            }
+        },
+    }
+}
+
+fn run_tune(file: &std::path::Path, args: &crate::tune::texel::TuneArgs) -> ExitCode {
+    let result = std::fs::File::open(file)
+        .map_err(|e| e.to_string())
+        .and_then(|f| crate::tune::texel::run(std::io::BufReader::new(f), args));
+    match result {
+        Ok(weights) => {
+            print!("{}", weights);
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("tune: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_datagen(openings: Option<PathBuf>, args: &crate::tune::datagen::DatagenArgs) -> ExitCode {
+    use crate::tune::datagen;
+    let book = match openings.map(std::fs::File::open).transpose() {
+        Ok(file) => file.map_or_else(Vec::new, |f| {
+            datagen::read_openings(std::io::BufReader::new(f))
+        }),
+        Err(e) => {
+            eprintln!("datagen: openings: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match datagen::run(&book, args, &mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("datagen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_perft(depth: u32, fen: &str) -> ExitCode {
+    let mut pos = if fen.trim().is_empty() {
+        Position::startpos()
+    } else {
+        match Position::from_fen(fen) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("error: {}", e);
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let start = Instant::now();
+    let mut total = 0;
+    for (m, n) in perft_divide(&mut pos, depth) {
+        println!("{}: {}", m, n);
+        total += n;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!();
+    println!("Nodes searched: {}", total);
+    println!("Time (ms)     : {}", (secs * 1000.0) as u64);
+    println!("Nodes/second  : {}", (total as f64 / secs.max(1e-9)) as u64);
+    ExitCode::SUCCESS
+}
+
+fn run_bench(depth: u32, dir: Option<&str>) -> ExitCode {
+    let total = crate::bench::positions().len();
+    let tb = dir.map(|t| {
+        let tb = crate::egtb::Tablebases::new();
+        tb.set_path(crate::egtb::probe::split_path(t));
+        eprintln!("tables: {} endgames", tb.snapshot().len());
+        tb
+    });
+    let result = crate::bench::run_with(depth, tb, &mut |i, fen, nodes| {
+        eprintln!("Position: {}/{} ({}): {} nodes", i, total, fen, nodes);
+    });
+    eprintln!();
+    eprintln!("===========================");
+    println!("Total time (ms) : {}", result.millis);
+    println!("Nodes searched  : {}", result.nodes);
+    println!(
+        "Nodes/second    : {}",
+        result.nodes * 1000 / result.millis.max(1)
+    );
+    ExitCode::SUCCESS
+}
