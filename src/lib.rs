@@ -7,6 +7,7 @@ pub mod bench;
 pub mod chess;
 pub mod egtb;
 pub mod eval;
+pub mod memory;
 pub mod recognize;
 pub mod search;
 pub mod tune;

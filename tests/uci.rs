@@ -240,3 +240,80 @@ fn end_of_input_during_a_search_exits_cleanly() {
     std::thread::sleep(Duration::from_millis(100));
     assert!(e.close().success());
 }
+
+/// The engine under an address-space limit of 32 GiB (`ulimit -v`, in KiB): a 64 GiB table is
+/// then beyond the machine on any machine, however much memory it has.
+#[cfg(target_os = "linux")]
+fn engine_limited_to_32_gib() -> Engine {
+    let mut command = std::process::Command::new("sh");
+    command.args([
+        "-c",
+        "ulimit -v 33554432 && exec \"$0\"",
+        env!("CARGO_BIN_EXE_engine"),
+    ]);
+    Engine::spawn(command)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn hash_beyond_the_machine_is_refused_and_play_goes_on() {
+    let mut e = engine_limited_to_32_gib();
+    e.send("setoption name Hash value 65536");
+    let lines = e.ready();
+    let refusal = lines
+        .iter()
+        .find(|l| l.starts_with("info string ") && l.contains("Hash 65536 MB refused"))
+        .unwrap_or_else(|| panic!("no refusal: {lines:?}"));
+    assert!(refusal.contains("the 16 MB table is kept"), "{refusal}");
+    e.send("position startpos");
+    e.send("go depth 6");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert!(legal_in("startpos", &[], &best), "{best}");
+
+    // A size the machine can give is taken, and play goes on with it.
+    e.send("setoption name Hash value 64");
+    let lines = e.ready();
+    assert!(!lines.iter().any(|l| l.contains("refused")), "{lines:?}");
+    e.send("go depth 6");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert!(legal_in("startpos", &[], &best), "{best}");
+    // The refusal of the next one names the 64 MB table as the one kept.
+    e.send("setoption name Hash value 65536");
+    let lines = e.ready();
+    assert!(
+        lines.iter().any(|l| l.contains("the 64 MB table is kept")),
+        "{lines:?}"
+    );
+    assert!(e.quit().success());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn table_caches_beyond_the_machine_are_refused() {
+    let mut e = engine_limited_to_32_gib();
+    // 256 threads with a 1 GiB block cache each: 256 GiB.
+    e.send("setoption name Threads value 256");
+    e.send("setoption name NalimovCache value 1024");
+    // 64 threads with 1 GiB each: 64 GiB.
+    e.send("setoption name Threads value 8");
+    e.send("setoption name NalimovCache value 1024");
+    e.send("setoption name Threads value 64");
+    let lines = e.ready();
+    let refused: Vec<&String> = lines.iter().filter(|l| l.contains("refused")).collect();
+    assert_eq!(refused.len(), 2, "{lines:?}");
+    assert!(
+        refused[0].starts_with("info string ")
+            && refused[0].contains("NalimovCache 1024 MB for each of 256 threads refused")
+            && refused[0].contains("64 MB kept"),
+        "{lines:?}"
+    );
+    assert!(
+        refused[1].contains("Threads 64 refused") && refused[1].contains("8 kept"),
+        "{lines:?}"
+    );
+    e.send("position startpos");
+    e.send("go depth 5");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert!(legal_in("startpos", &[], &best), "{best}");
+    assert!(e.quit().success());
+}
