@@ -257,6 +257,8 @@ pub type MessageSink = Arc<dyn Fn(&str) + Send + Sync>;
 /// settings. Shared by the UCI session, the search threads and the background worker.
 pub struct Tablebases {
     dirs: RwLock<Vec<PathBuf>>,
+    /// The default table directory when the path was set: the one directory that may be created.
+    own_dir: RwLock<PathBuf>,
     current: RwLock<Arc<Registry>>,
     /// Bumped after every replacement of `current`.
     generation: AtomicU64,
@@ -272,6 +274,7 @@ impl Default for Tablebases {
     fn default() -> Self {
         Tablebases {
             dirs: RwLock::new(Vec::new()),
+            own_dir: RwLock::new(PathBuf::new()),
             current: RwLock::new(Arc::new(Registry::default())),
             generation: AtomicU64::new(1),
             open: Mutex::new(Vec::new()),
@@ -326,21 +329,41 @@ impl Tablebases {
         }
     }
 
+    /// The table path as set, less the directories that have gone since (other than the
+    /// engine's own): the background generator writes into the first, and must not create it.
     pub fn dirs(&self) -> Vec<PathBuf> {
-        self.dirs.read().expect("dirs lock").clone()
+        let own = self.own_dir.read().expect("dirs lock");
+        let dirs = self.dirs.read().expect("dirs lock");
+        dirs.iter()
+            .filter(|d| d.is_dir() || **d == *own)
+            .cloned()
+            .collect()
     }
 
-    /// Sets the table path and rescans it from scratch. Directories that do not exist are
-    /// reported and skipped.
+    /// Sets the table path and rescans it from scratch. An entry that is not an existing
+    /// directory is reported and left out, so that nothing (the background generator writes into
+    /// the first entry) ever creates it: a mistyped value must not become a directory. The
+    /// engine's own default directory is the exception, kept before it exists and created when
+    /// the first table is generated into it.
     pub fn set_path(&self, dirs: Vec<PathBuf>) {
-        for d in &dirs {
-            if !d.is_dir() {
+        let own = default_dir();
+        let dirs = dirs
+            .into_iter()
+            .filter(|d| {
+                let why = match std::fs::metadata(d) {
+                    Ok(meta) if meta.is_dir() => return true,
+                    _ if *d == own => return true,
+                    Ok(_) => "is not a directory",
+                    Err(_) => "is not a directory (it does not exist)",
+                };
                 self.say(&format!(
-                    "NalimovPath: {} is not a directory; no tables from it",
+                    "NalimovPath: {} {why}; not used and not created",
                     d.display()
                 ));
-            }
-        }
+                false
+            })
+            .collect();
+        *self.own_dir.write().expect("dirs lock") = own;
         *self.dirs.write().expect("dirs lock") = dirs;
         self.open.lock().expect("open lock").clear();
         self.rescan();
@@ -569,4 +592,37 @@ pub fn analyse_root(reg: &Registry, pos: &Position, count_errors: bool) -> Optio
         moves,
         probes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_entries_that_are_not_directories_are_refused_and_never_created() {
+        let root = tempfile::tempdir().unwrap();
+        let tb = Tablebases::new();
+        let said: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = Arc::clone(&said);
+        tb.set_sink(Some(Arc::new(move |s: &str| {
+            sink.lock().unwrap().push(s.to_string())
+        })));
+        let file = root.path().join("a-file");
+        std::fs::write(&file, b"x").unwrap();
+        let missing = root.path().join("abc");
+        let good = root.path().join("tables");
+        std::fs::create_dir(&good).unwrap();
+        tb.set_path(vec![missing.clone(), file.clone(), good.clone()]);
+        assert_eq!(tb.dirs(), vec![good.clone()]);
+        let said = said.lock().unwrap().join("\n");
+        assert!(
+            said.contains("abc is not a directory (it does not exist)"),
+            "{said}"
+        );
+        assert!(said.contains("a-file is not a directory;"), "{said}");
+        assert!(!missing.exists());
+        // A directory removed after it was set is no longer offered to the generator.
+        std::fs::remove_dir(&good).unwrap();
+        assert!(tb.dirs().is_empty());
+    }
 }
