@@ -40,7 +40,7 @@ enum Command {
     Probe {
         /// The position (default: FENs one per line on standard input).
         fen: Vec<String>,
-        /// Table directories, separated by `;` (default: the engine's `tables/`).
+        /// Table directories, separated by `;` (default: the engine's table directory).
         #[arg(long)]
         dir: Option<String>,
         /// One JSON object per position.
@@ -52,7 +52,7 @@ enum Command {
         /// Endgame name, e.g. KQKR (either colouring).
         endgame: String,
         /// Directory of the table files.
-        #[arg(long, default_value = "tables")]
+        #[arg(long, default_value_os_t = fortress::egtb::probe::default_dir())]
         dir: PathBuf,
         /// Print one JSON object instead of text.
         #[arg(long)]
@@ -66,7 +66,7 @@ enum Command {
         #[arg(long)]
         men: Option<u8>,
         /// Directory of the table files.
-        #[arg(long, default_value = "tables")]
+        #[arg(long, default_value_os_t = fortress::egtb::probe::default_dir())]
         dir: PathBuf,
         /// Worker threads (default: all cores).
         #[arg(long)]

@@ -437,3 +437,22 @@ fn setoption_fuzz_creates_nothing_and_keeps_the_engine_alive() {
         "created in the working directory: {left:?}"
     );
 }
+
+#[test]
+fn nalimov_path_default_is_shown_and_is_the_source_trees() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok", Duration::from_secs(10));
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with("option name NalimovPath type string default "))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    let shown = line.trim_start_matches("option name NalimovPath type string default ");
+    // The engine built in a source tree uses the tree's `tables/`, whatever the working directory.
+    let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tables");
+    assert_eq!(
+        std::fs::canonicalize(shown).unwrap(),
+        std::fs::canonicalize(tree).unwrap()
+    );
+    assert!(e.quit().success());
+}

@@ -296,21 +296,28 @@ pub fn split_path(value: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The default table directory: `tables/` beside the executable (or one or two levels up, for
-/// `target/release/engine` in a source tree), else `tables/` in the working directory.
+/// The default table directory (`choose_default_dir` for this executable and this user).
 pub fn default_dir() -> PathBuf {
-    if let Ok(exe) = std::env::current_exe() {
-        let mut dir = exe.parent().map(Path::to_path_buf);
-        for _ in 0..3 {
-            let Some(d) = dir else { break };
-            let t = d.join("tables");
-            if t.is_dir() {
-                return t;
-            }
-            dir = d.parent().map(Path::to_path_buf);
-        }
+    let exe = std::env::current_exe().ok();
+    choose_default_dir(exe.as_deref(), dirs::data_dir().as_deref())
+}
+
+/// The default table directory of the executable `exe` for a user whose per-user data directory
+/// is `data_dir`: `tables/` beside the executable or up to two levels above it (a source tree's
+/// `tables/` for `target/release/engine`) if there is one; otherwise `fortress/tables` in the
+/// data directory (`~/.local/share` on Linux). Never the working directory: a GUI chooses that,
+/// and tables generated there would be scattered over the user's folders.
+pub fn choose_default_dir(exe: Option<&Path>, data_dir: Option<&Path>) -> PathBuf {
+    let beside = exe.map(|e| e.ancestors().skip(1).take(3).map(|d| d.join("tables")));
+    if let Some(found) = beside.into_iter().flatten().find(|t| t.is_dir()) {
+        return found;
     }
-    PathBuf::from("tables")
+    match (data_dir, exe.and_then(Path::parent)) {
+        (Some(data), _) => data.join("fortress").join("tables"),
+        // No known home: the executable's own folder rather than wherever the GUI runs us.
+        (None, Some(exe_dir)) => exe_dir.join("tables"),
+        (None, None) => std::env::temp_dir().join("fortress").join("tables"),
+    }
 }
 
 impl Tablebases {
@@ -597,6 +604,37 @@ pub fn analyse_root(reg: &Registry, pos: &Position, count_errors: bool) -> Optio
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_dir_is_a_source_trees_or_the_users_never_the_working_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("home/.local/share");
+        // A source tree: `target/release/engine` finds the tree's `tables/` two levels up.
+        let tree = root.path().join("src-tree");
+        std::fs::create_dir_all(tree.join("tables")).unwrap();
+        std::fs::create_dir_all(tree.join("target/release")).unwrap();
+        let built = tree.join("target/release/engine");
+        assert_eq!(
+            choose_default_dir(Some(&built), Some(&data)),
+            tree.join("tables")
+        );
+        // An installed engine with no `tables/` near it: the user's data directory.
+        let bin = root.path().join("opt/fortress/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let installed = bin.join("engine");
+        assert_eq!(
+            choose_default_dir(Some(&installed), Some(&data)),
+            data.join("fortress/tables")
+        );
+        // No known data directory: beside the executable.
+        assert_eq!(
+            choose_default_dir(Some(&installed), None),
+            bin.join("tables")
+        );
+        assert!(choose_default_dir(None, None).is_absolute());
+        // Choosing creates nothing.
+        assert!(!data.exists() && !bin.join("tables").exists());
+    }
 
     #[test]
     fn path_entries_that_are_not_directories_are_refused_and_never_created() {
