@@ -303,9 +303,9 @@ pub fn default_dir() -> PathBuf {
 }
 
 /// The default table directory of the executable `exe` for a user whose per-user data directory
-/// is `data_dir`: `tables/` beside the executable or up to two levels above it (a source tree's
-/// `tables/` for `target/release/engine`) if there is one; otherwise `fortress/tables` in the
-/// data directory (`~/.local/share` on Linux). Never the working directory: a GUI chooses that,
+/// is `data_dir`: `tables/` in the executable's folder or up to two folders above it (a source
+/// tree's `tables/` for `target/release/engine`) if there is one; otherwise `fortress/tables` in
+/// the data directory (`~/.local/share` on Linux). Never the working directory: a GUI chooses that,
 /// and tables generated there would be scattered over the user's folders.
 pub fn choose_default_dir(exe: Option<&Path>, data_dir: Option<&Path>) -> PathBuf {
     let beside = exe.map(|e| e.ancestors().skip(1).take(3).map(|d| d.join("tables")));
