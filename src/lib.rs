@@ -9,6 +9,7 @@ pub mod chess;
 pub mod cli;
 pub mod egtb;
 pub mod eval;
+pub mod memory;
 pub mod recognize;
 pub mod search;
 pub mod tune;

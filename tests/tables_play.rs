@@ -60,7 +60,6 @@ fn playouts_sz0z50z_win_every_game_and_dtm_does_not() {
     let reg = tb.snapshot();
     let mut games = 0;
     let mut dtm_fails = Vec::new();
-    let mut longest = 0;
     for (e, name) in ENDGAMES.iter().enumerate() {
         for (k, h) in [0u16, 20, 60, 90].into_iter().enumerate() {
             let n = if *name == "KRKN" { 40 } else { 25 };
@@ -72,24 +71,27 @@ fn playouts_sz0z50z_win_every_game_and_dtm_does_not() {
             );
             for pos in &positions {
                 games += 1;
-                let (end, plies) = play(&reg, pos, false);
+                let (end, _) = play(&reg, pos, false);
                 assert_eq!(end, End::Mate, "SZ°Z50Z failed from {}", pos.to_fen());
-                longest = longest.max(plies);
                 let (end, _) = play(&reg, pos, true);
                 if end != End::Mate {
-                    dtm_fails.push(format!("{} ({:?})", pos.to_fen(), end));
+                    dtm_fails.push((h, end, pos.to_fen()));
                 }
             }
         }
     }
     assert!(games >= 300, "only {games} games");
-    println!(
-        "SZ°Z50Z won {games} of {games} games (longest {longest} plies); SM⁻ (least DTM) \
-         failed {} times:",
-        dtm_fails.len()
+    // SM⁻ (least DTM) ignores the counter, so some of these wins slip into 50-move draws: with
+    // the fixed seeds, 4 of the starts at h = 90. It fails only through the rule and only with
+    // plies already on the counter: the deepest DTM of these endgames is under 50 moves, so from
+    // a fresh counter the fastest mate always comes in time.
+    assert!(
+        !dtm_fails.is_empty(),
+        "SM⁻ won all {games} games: the positions no longer tell the strategies apart"
     );
-    for f in dtm_fails.iter().take(10) {
-        println!("  {f}");
+    for (h, end, fen) in &dtm_fails {
+        assert_eq!(*end, End::FiftyMoves, "SM⁻ from {fen}");
+        assert!(*h > 0, "SM⁻ failed from a fresh counter: {fen}");
     }
 }
 

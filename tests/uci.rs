@@ -240,3 +240,219 @@ fn end_of_input_during_a_search_exits_cleanly() {
     std::thread::sleep(Duration::from_millis(100));
     assert!(e.close().success());
 }
+
+/// The engine under an address-space limit of 32 GiB (`ulimit -v`, in KiB): a 64 GiB table is
+/// then beyond the machine on any machine, however much memory it has.
+#[cfg(target_os = "linux")]
+fn engine_limited_to_32_gib() -> Engine {
+    let mut command = std::process::Command::new("sh");
+    command.args([
+        "-c",
+        "ulimit -v 33554432 && exec \"$0\"",
+        env!("CARGO_BIN_EXE_engine"),
+    ]);
+    Engine::spawn(command)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn hash_beyond_the_machine_is_refused_and_play_goes_on() {
+    let mut e = engine_limited_to_32_gib();
+    e.send("setoption name Hash value 65536");
+    let lines = e.ready();
+    let refusal = lines
+        .iter()
+        .find(|l| l.starts_with("info string ") && l.contains("Hash 65536 MB refused"))
+        .unwrap_or_else(|| panic!("no refusal: {lines:?}"));
+    assert!(refusal.contains("the 16 MB table is kept"), "{refusal}");
+    e.send("position startpos");
+    e.send("go depth 6");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert!(legal_in("startpos", &[], &best), "{best}");
+
+    // A size the machine can give is taken, and play goes on with it.
+    e.send("setoption name Hash value 64");
+    let lines = e.ready();
+    assert!(!lines.iter().any(|l| l.contains("refused")), "{lines:?}");
+    e.send("go depth 6");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert!(legal_in("startpos", &[], &best), "{best}");
+    // The refusal of the next one names the 64 MB table as the one kept.
+    e.send("setoption name Hash value 65536");
+    let lines = e.ready();
+    assert!(
+        lines.iter().any(|l| l.contains("the 64 MB table is kept")),
+        "{lines:?}"
+    );
+    assert!(e.quit().success());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn table_caches_beyond_the_machine_are_refused() {
+    let mut e = engine_limited_to_32_gib();
+    // 256 threads with a 1 GiB block cache each: 256 GiB.
+    e.send("setoption name Threads value 256");
+    e.send("setoption name NalimovCache value 1024");
+    // 64 threads with 1 GiB each: 64 GiB.
+    e.send("setoption name Threads value 8");
+    e.send("setoption name NalimovCache value 1024");
+    e.send("setoption name Threads value 64");
+    let lines = e.ready();
+    let refused: Vec<&String> = lines.iter().filter(|l| l.contains("refused")).collect();
+    assert_eq!(refused.len(), 2, "{lines:?}");
+    assert!(
+        refused[0].starts_with("info string ")
+            && refused[0].contains("NalimovCache 1024 MB for each of 256 threads refused")
+            && refused[0].contains("64 MB kept"),
+        "{lines:?}"
+    );
+    assert!(
+        refused[1].contains("Threads 64 refused") && refused[1].contains("8 kept"),
+        "{lines:?}"
+    );
+    e.send("position startpos");
+    e.send("go depth 5");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert!(legal_in("startpos", &[], &best), "{best}");
+    assert!(e.quit().success());
+}
+
+/// `setoption` with junk for every option (a fixed xorshift picks names and values), with short
+/// searches of table endgames in between so that background generation would run, in an empty
+/// working directory: no value becomes a directory, nothing at all is written there, and the
+/// engine keeps answering.
+#[test]
+fn setoption_fuzz_creates_nothing_and_keeps_the_engine_alive() {
+    let cwd = tempfile::tempdir().unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_engine"));
+    command.current_dir(cwd.path());
+    let mut e = Engine::spawn(command);
+    let names = [
+        "Hash",
+        "Threads",
+        "Clear Hash",
+        "Ponder",
+        "MultiPV",
+        "Move Overhead",
+        "BlockageDetection",
+        "NalimovPath",
+        "nalimovpath",
+        "NalimovCache",
+        "GenerateMissingTables",
+        "GenerateMaxMen",
+        "Hashh",
+        "Nalimov Path",
+    ];
+    // No value names an existing directory: one that does is a real table path.
+    let values = [
+        "abc",
+        "0",
+        "false",
+        "TRUE",
+        "true",
+        "1",
+        "2",
+        "3",
+        "4",
+        "5",
+        "-1",
+        "65537",
+        "99999999999999999999",
+        "1e3",
+        "<empty>",
+        "tables",
+        "a;b;c",
+        "x/y/z",
+        ";;tables;",
+        "...",
+        "~",
+        "$HOME",
+        "C:\\tables",
+        "ÿ",
+        "nul",
+    ];
+    let positions = [
+        "position fen 8/8/8/4k3/8/8/2KQ4/8 w - - 0 1",
+        "position fen 8/8/8/8/8/2k5/8/K6R w - - 0 1",
+        "position fen 8/1n6/8/3R4/8/7k/8/3K4 w - - 0 1",
+        "position fen 8/8/8/8/8/1P4k1/8/1K6 w - - 0 1",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    // Junk first, so that no table is ever generated into the default directory.
+    e.send("setoption name NalimovPath value abc");
+    e.send("setoption name GenerateMissingTables value true");
+    for round in 0..300 {
+        let name = names[next(names.len())];
+        match next(5) {
+            0 => e.send(&format!("setoption name {name}")),
+            1 => e.send(&format!(
+                "setoption name {name} value {} {}",
+                values[next(values.len())],
+                values[next(values.len())]
+            )),
+            _ => e.send(&format!(
+                "setoption name {name} value {}",
+                values[next(values.len())]
+            )),
+        }
+        if round % 15 == 14 {
+            e.send(positions[next(positions.len())]);
+            e.send("go depth 2");
+            e.bestmove(Duration::from_secs(30));
+        }
+    }
+    // The last word: generation on, a junk path, and a table endgame to search.
+    e.send("setoption name GenerateMissingTables value true");
+    e.send("setoption name NalimovPath value TRUE");
+    e.send(positions[0]);
+    e.send("go depth 3");
+    let (_, lines) = e.bestmove(Duration::from_secs(30));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string NalimovPath: TRUE is not a directory")),
+        "{lines:?}"
+    );
+    // Time for a background build to start, were it to.
+    std::thread::sleep(Duration::from_millis(500));
+    let lines = e.ready();
+    assert!(
+        !lines.iter().any(|l| l.contains("generating table")),
+        "{lines:?}"
+    );
+    assert!(e.quit().success());
+    let left: Vec<_> = std::fs::read_dir(cwd.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "created in the working directory: {left:?}"
+    );
+}
+
+#[test]
+fn nalimov_path_default_is_shown_and_is_the_source_trees() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok", Duration::from_secs(10));
+    let line = lines
+        .iter()
+        .find(|l| l.starts_with("option name NalimovPath type string default "))
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    let shown = line.trim_start_matches("option name NalimovPath type string default ");
+    // The engine built in a source tree uses the tree's `tables/`, whatever the working directory.
+    let tree = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tables");
+    assert_eq!(
+        std::fs::canonicalize(shown).unwrap(),
+        std::fs::canonicalize(tree).unwrap()
+    );
+    assert!(e.quit().success());
+}

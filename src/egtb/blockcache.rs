@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use super::file::BLOCK_SIZE;
+use crate::memory::{try_vec, try_zeroed_bytes};
 
 /// Bytes of decompressed blocks each thread may keep (the `NalimovCache` option).
 static CACHE_BYTES: AtomicUsize = AtomicUsize::new(64 << 20);
@@ -17,6 +18,11 @@ static NEXT_FILE_ID: AtomicU64 = AtomicU64::new(1);
 /// its next block lookup.
 pub fn set_cache_bytes(bytes: usize) {
     CACHE_BYTES.store(bytes.max(BLOCK_SIZE), Relaxed);
+}
+
+/// The cache size of every thread, in bytes.
+pub fn cache_bytes() -> usize {
+    CACHE_BYTES.load(Relaxed)
 }
 
 /// A fresh id for a file's blocks.
@@ -41,13 +47,29 @@ struct Cache {
 }
 
 impl Cache {
+    /// Sizes the cache for `bytes` (rounded down to a power of two of blocks), halving while the
+    /// machine cannot give it; without room for even one block the cache stays empty and lookups
+    /// miss.
     fn resize(&mut self, bytes: usize) {
-        let slots = (bytes / BLOCK_SIZE).max(1);
-        let bits = usize::BITS - 1 - slots.leading_zeros(); // round down to a power of two
-        self.bits = bits;
         self.sized_for = bytes;
-        self.keys = vec![0; 1 << bits];
-        self.data = vec![0; BLOCK_SIZE << bits];
+        // The old slots go first: their memory counts towards the new ones.
+        self.keys = Vec::new();
+        self.data = Vec::new();
+        self.bits = 0;
+        let slots = (bytes / BLOCK_SIZE).max(1);
+        let most = usize::BITS - 1 - slots.leading_zeros();
+        for bits in (0..=most).rev() {
+            let Ok(keys) = try_vec(1 << bits, || 0) else {
+                continue;
+            };
+            let Ok(data) = try_zeroed_bytes(BLOCK_SIZE << bits) else {
+                continue;
+            };
+            self.bits = bits;
+            self.keys = keys;
+            self.data = data;
+            return;
+        }
     }
 }
 
@@ -73,6 +95,9 @@ pub(super) fn with_block<R>(
         let want = CACHE_BYTES.load(Relaxed);
         if c.sized_for != want {
             c.resize(want); // once per thread and setting: not on the probe path
+        }
+        if c.keys.is_empty() {
+            return None;
         }
         let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - c.bits.max(1))) as usize
             & ((1 << c.bits) - 1);

@@ -25,7 +25,7 @@ pub mod staging;
 pub mod strategy;
 pub mod tables;
 
-pub use blockcache::set_cache_bytes;
+pub use blockcache::{cache_bytes, set_cache_bytes};
 pub use index::{EndgameIndex, Half, Symmetry, TbPosition};
 pub use material::{Material, MaterialError};
 pub use probe::{Tablebases, TbProbe, TbReader, Wdl};

@@ -257,6 +257,8 @@ pub type MessageSink = Arc<dyn Fn(&str) + Send + Sync>;
 /// settings. Shared by the UCI session, the search threads and the background worker.
 pub struct Tablebases {
     dirs: RwLock<Vec<PathBuf>>,
+    /// The default table directory when the path was set: the one directory that may be created.
+    own_dir: RwLock<PathBuf>,
     current: RwLock<Arc<Registry>>,
     /// Bumped after every replacement of `current`.
     generation: AtomicU64,
@@ -272,6 +274,7 @@ impl Default for Tablebases {
     fn default() -> Self {
         Tablebases {
             dirs: RwLock::new(Vec::new()),
+            own_dir: RwLock::new(PathBuf::new()),
             current: RwLock::new(Arc::new(Registry::default())),
             generation: AtomicU64::new(1),
             open: Mutex::new(Vec::new()),
@@ -293,21 +296,28 @@ pub fn split_path(value: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The default table directory: `tables/` beside the executable (or one or two levels up, for
-/// `target/release/engine` in a source tree), else `tables/` in the working directory.
+/// The default table directory (`choose_default_dir` for this executable and this user).
 pub fn default_dir() -> PathBuf {
-    if let Ok(exe) = std::env::current_exe() {
-        let mut dir = exe.parent().map(Path::to_path_buf);
-        for _ in 0..3 {
-            let Some(d) = dir else { break };
-            let t = d.join("tables");
-            if t.is_dir() {
-                return t;
-            }
-            dir = d.parent().map(Path::to_path_buf);
-        }
+    let exe = std::env::current_exe().ok();
+    choose_default_dir(exe.as_deref(), dirs::data_dir().as_deref())
+}
+
+/// The default table directory of the executable `exe` for a user whose per-user data directory
+/// is `data_dir`: `tables/` in the executable's folder or up to two folders above it (a source
+/// tree's `tables/` for `target/release/engine`) if there is one; otherwise `fortress/tables` in
+/// the data directory (`~/.local/share` on Linux). Never the working directory: a GUI chooses that,
+/// and tables generated there would be scattered over the user's folders.
+pub fn choose_default_dir(exe: Option<&Path>, data_dir: Option<&Path>) -> PathBuf {
+    let beside = exe.map(|e| e.ancestors().skip(1).take(3).map(|d| d.join("tables")));
+    if let Some(found) = beside.into_iter().flatten().find(|t| t.is_dir()) {
+        return found;
     }
-    PathBuf::from("tables")
+    match (data_dir, exe.and_then(Path::parent)) {
+        (Some(data), _) => data.join("fortress").join("tables"),
+        // No known home: the executable's own folder rather than wherever the GUI runs us.
+        (None, Some(exe_dir)) => exe_dir.join("tables"),
+        (None, None) => std::env::temp_dir().join("fortress").join("tables"),
+    }
 }
 
 impl Tablebases {
@@ -326,21 +336,41 @@ impl Tablebases {
         }
     }
 
+    /// The table path as set, less the directories that have gone since (other than the
+    /// engine's own): the background generator writes into the first, and must not create it.
     pub fn dirs(&self) -> Vec<PathBuf> {
-        self.dirs.read().expect("dirs lock").clone()
+        let own = self.own_dir.read().expect("dirs lock");
+        let dirs = self.dirs.read().expect("dirs lock");
+        dirs.iter()
+            .filter(|d| d.is_dir() || **d == *own)
+            .cloned()
+            .collect()
     }
 
-    /// Sets the table path and rescans it from scratch. Directories that do not exist are
-    /// reported and skipped.
+    /// Sets the table path and rescans it from scratch. An entry that is not an existing
+    /// directory is reported and left out, so that nothing (the background generator writes into
+    /// the first entry) ever creates it: a mistyped value must not become a directory. The
+    /// engine's own default directory is the exception, kept before it exists and created when
+    /// the first table is generated into it.
     pub fn set_path(&self, dirs: Vec<PathBuf>) {
-        for d in &dirs {
-            if !d.is_dir() {
+        let own = default_dir();
+        let dirs = dirs
+            .into_iter()
+            .filter(|d| {
+                let why = match std::fs::metadata(d) {
+                    Ok(meta) if meta.is_dir() => return true,
+                    _ if *d == own => return true,
+                    Ok(_) => "is not a directory",
+                    Err(_) => "is not a directory (it does not exist)",
+                };
                 self.say(&format!(
-                    "NalimovPath: {} is not a directory; no tables from it",
+                    "NalimovPath: {} {why}; not used and not created",
                     d.display()
                 ));
-            }
-        }
+                false
+            })
+            .collect();
+        *self.own_dir.write().expect("dirs lock") = own;
         *self.dirs.write().expect("dirs lock") = dirs;
         self.open.lock().expect("open lock").clear();
         self.rescan();
@@ -569,4 +599,68 @@ pub fn analyse_root(reg: &Registry, pos: &Position, count_errors: bool) -> Optio
         moves,
         probes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_dir_is_a_source_trees_or_the_users_never_the_working_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let data = root.path().join("home/.local/share");
+        // A source tree: `target/release/engine` finds the tree's `tables/` two levels up.
+        let tree = root.path().join("src-tree");
+        std::fs::create_dir_all(tree.join("tables")).unwrap();
+        std::fs::create_dir_all(tree.join("target/release")).unwrap();
+        let built = tree.join("target/release/engine");
+        assert_eq!(
+            choose_default_dir(Some(&built), Some(&data)),
+            tree.join("tables")
+        );
+        // An installed engine with no `tables/` near it: the user's data directory.
+        let bin = root.path().join("opt/fortress/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let installed = bin.join("engine");
+        assert_eq!(
+            choose_default_dir(Some(&installed), Some(&data)),
+            data.join("fortress/tables")
+        );
+        // No known data directory: beside the executable.
+        assert_eq!(
+            choose_default_dir(Some(&installed), None),
+            bin.join("tables")
+        );
+        assert!(choose_default_dir(None, None).is_absolute());
+        // Choosing creates nothing.
+        assert!(!data.exists() && !bin.join("tables").exists());
+    }
+
+    #[test]
+    fn path_entries_that_are_not_directories_are_refused_and_never_created() {
+        let root = tempfile::tempdir().unwrap();
+        let tb = Tablebases::new();
+        let said: Arc<Mutex<Vec<String>>> = Arc::default();
+        let sink = Arc::clone(&said);
+        tb.set_sink(Some(Arc::new(move |s: &str| {
+            sink.lock().unwrap().push(s.to_string())
+        })));
+        let file = root.path().join("a-file");
+        std::fs::write(&file, b"x").unwrap();
+        let missing = root.path().join("abc");
+        let good = root.path().join("tables");
+        std::fs::create_dir(&good).unwrap();
+        tb.set_path(vec![missing.clone(), file.clone(), good.clone()]);
+        assert_eq!(tb.dirs(), vec![good.clone()]);
+        let said = said.lock().unwrap().join("\n");
+        assert!(
+            said.contains("abc is not a directory (it does not exist)"),
+            "{said}"
+        );
+        assert!(said.contains("a-file is not a directory;"), "{said}");
+        assert!(!missing.exists());
+        // A directory removed after it was set is no longer offered to the generator.
+        std::fs::remove_dir(&good).unwrap();
+        assert!(tb.dirs().is_empty());
+    }
 }

@@ -14,6 +14,6 @@ pub mod tt;
 mod value;
 mod worker;
 
-pub use thread::{Control, Engine, Limits, Report, Score, SearchResult};
+pub use thread::{Control, Engine, Limits, Report, Score, SearchResult, THREAD_MEMORY_BYTES};
 pub use tt::Bound;
 pub use value::{Value, DRAW, INFINITE, MATE, MATE_BOUND};

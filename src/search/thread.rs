@@ -10,6 +10,7 @@ use super::worker::{RootMove, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
 use crate::egtb::probe::{analyse_root, Registry, RootAnalysis, Tablebases, Wdl};
 use crate::egtb::strategy::{self, MoveValues};
+use crate::memory::OutOfMemory;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -150,6 +151,13 @@ impl Shared<'_> {
     }
 }
 
+const HELPER_STACK_BYTES: usize = 8 << 20;
+
+/// A bound on the memory of one search thread beside the shared table, for checking a `Threads`
+/// value against the machine: its stack and about 2 MB of its own tables (pawn cache, blockage
+/// hash, move stack, history, PV).
+pub const THREAD_MEMORY_BYTES: u64 = HELPER_STACK_BYTES as u64 + (2 << 20);
+
 pub struct Engine {
     tt: Arc<TranspositionTable>,
     pub threads: usize,
@@ -162,9 +170,13 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// An engine with a table of `hash_mb`: for the engine's own small fixed sizes. A size chosen
+    /// by a user goes through `set_hash`, which refuses what the machine cannot give.
     pub fn new(hash_mb: usize) -> Engine {
+        let tt = TranspositionTable::new(hash_mb)
+            .unwrap_or_else(|e| panic!("a {hash_mb} MB transposition table: {e}"));
         Engine {
-            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            tt: Arc::new(tt),
             threads: 1,
             multipv: 1,
             move_overhead_ms: 10,
@@ -173,8 +185,15 @@ impl Engine {
         }
     }
 
-    pub fn set_hash(&mut self, megabytes: usize) {
-        self.tt = Arc::new(TranspositionTable::new(megabytes));
+    /// Replaces the table by one of `megabytes`; if the machine cannot give it, the old table
+    /// stays and the error says why.
+    pub fn set_hash(&mut self, megabytes: usize) -> Result<(), OutOfMemory> {
+        self.tt = Arc::new(TranspositionTable::new(megabytes)?);
+        Ok(())
+    }
+
+    pub fn hash_megabytes(&self) -> usize {
+        self.tt.megabytes()
     }
 
     pub fn clear_hash(&self) {
@@ -268,14 +287,16 @@ impl Engine {
                     let shared = &shared;
                     let root_moves = root_moves.clone();
                     let pos = pos.clone();
+                    // A helper the system cannot start (thread or memory limits) is left out:
+                    // Lazy SMP searches correctly with any number of helpers.
                     std::thread::Builder::new()
-                        .stack_size(8 << 20)
+                        .stack_size(HELPER_STACK_BYTES)
                         .spawn_scoped(scope, move || {
                             let mut w = Worker::new(shared, pos, root_moves, id);
                             w.iterate(max_depth, 1, None, &mut |_| {});
                             w.flush_nodes();
                         })
-                        .expect("spawning a search thread")
+                        .ok()
                 })
                 .collect();
             let mut main = Worker::new(&shared, pos.clone(), root_moves, 0);
@@ -284,7 +305,7 @@ impl Engine {
             self.wait_while_infinite(limits, control);
             control.stop();
             main.flush_nodes();
-            for h in helpers {
+            for h in helpers.into_iter().flatten() {
                 let _ = h.join();
             }
             (result, ())

@@ -6,6 +6,7 @@
 
 use super::value::{from_tt, to_tt, Value};
 use crate::chess::Move;
+use crate::memory::{try_vec, OutOfMemory};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -49,17 +50,21 @@ fn pack(mv: Move, value: Value, eval: Value, depth: i32, bound: Bound, generatio
 }
 
 impl TranspositionTable {
-    pub fn new(megabytes: usize) -> TranspositionTable {
-        let count = (megabytes.max(1) * 1024 * 1024 / SLOT_BYTES).max(1024);
-        let mut slots = Vec::with_capacity(count);
-        slots.resize_with(count, || Slot {
+    /// A table of `megabytes` (at least 1024 entries), or an error if the machine cannot give it.
+    pub fn new(megabytes: usize) -> Result<TranspositionTable, OutOfMemory> {
+        let count = (megabytes.max(1).saturating_mul(1 << 20) / SLOT_BYTES).max(1024);
+        let slots = try_vec(count, || Slot {
             check: AtomicU64::new(0),
             data: AtomicU64::new(0),
-        });
-        TranspositionTable {
+        })?;
+        Ok(TranspositionTable {
             slots,
             generation: AtomicU8::new(0),
-        }
+        })
+    }
+
+    pub fn megabytes(&self) -> usize {
+        (self.slots.len() * SLOT_BYTES) >> 20
     }
 
     pub fn clear(&self) {
@@ -163,7 +168,7 @@ mod tests {
 
     #[test]
     fn stores_and_finds_with_mate_adjustment() {
-        let tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1).unwrap();
         let m = Move::normal(Square(12), Square(28));
         tt.store(
             0xDEAD_BEEF,
@@ -182,5 +187,12 @@ mod tests {
         assert_eq!(e.depth, 7);
         assert_eq!(e.bound, Bound::Exact);
         assert!(tt.probe(0xDEAD_BEEF ^ 1, 0).is_none());
+    }
+
+    #[test]
+    fn a_size_beyond_the_machine_is_refused() {
+        // 2^40 MB: more than any machine has, and more than the allocator can reserve.
+        assert!(TranspositionTable::new(1 << 40).is_err());
+        assert_eq!(TranspositionTable::new(2).unwrap().megabytes(), 2);
     }
 }

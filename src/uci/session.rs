@@ -6,7 +6,8 @@ use super::protocol::{self, Command, GoParams, Info, OptionKind, Parsed};
 use crate::chess::{parse_uci_move, Position};
 use crate::egtb::background::Background;
 use crate::egtb::probe::{default_dir, split_path, Tablebases};
-use crate::search::{self, Control, Engine, Limits, Report};
+use crate::memory::{self, OutOfMemory};
+use crate::search::{self, Control, Engine, Limits, Report, THREAD_MEMORY_BYTES};
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -76,6 +77,14 @@ fn option_list() -> Vec<(&'static str, OptionKind)> {
             },
         ),
     ]
+}
+
+/// Whether the machine can back `threads` search threads, each with its own table block cache
+/// of `cache_bytes` (the caches are filled as the tables are probed, so they are counted in
+/// full before a user's setting is accepted).
+fn thread_memory(threads: usize, cache_bytes: usize) -> Result<(), OutOfMemory> {
+    let each = THREAD_MEMORY_BYTES.saturating_add(cache_bytes as u64);
+    memory::check((threads as u64).saturating_mul(each))
 }
 
 const DEFAULT_HASH_MB: usize = 16;
@@ -240,8 +249,19 @@ impl Session {
             return;
         };
         let result = match *canonical {
-            "Hash" => number(value).map(|n| engine.set_hash(n as usize)),
-            "Threads" => number(value).map(|n| engine.threads = n as usize),
+            "Hash" => number(value).and_then(|n| {
+                engine.set_hash(n as usize).map_err(|e| {
+                    format!(
+                        "Hash {n} MB refused ({e}); the {} MB table is kept",
+                        engine.hash_megabytes()
+                    )
+                })
+            }),
+            "Threads" => number(value).and_then(|n| {
+                thread_memory(n as usize, crate::egtb::cache_bytes())
+                    .map(|()| engine.threads = n as usize)
+                    .map_err(|e| format!("Threads {n} refused ({e}); {} kept", engine.threads))
+            }),
             "MultiPV" => number(value).map(|n| engine.multipv = n as usize),
             "Move Overhead" => number(value).map(|n| engine.move_overhead_ms = n as u64),
             "Clear Hash" => {
@@ -254,9 +274,18 @@ impl Session {
                 self.tables.set_path(dirs);
                 Ok(())
             }
-            "NalimovCache" => {
-                number(value).map(|n| crate::egtb::set_cache_bytes((n as usize) << 20))
-            }
+            "NalimovCache" => number(value).and_then(|n| {
+                let bytes = (n as usize) << 20;
+                thread_memory(engine.threads, bytes)
+                    .map(|()| crate::egtb::set_cache_bytes(bytes))
+                    .map_err(|e| {
+                        format!(
+                            "NalimovCache {n} MB for each of {} threads refused ({e}); {} MB kept",
+                            engine.threads,
+                            crate::egtb::cache_bytes() >> 20
+                        )
+                    })
+            }),
             "GenerateMissingTables" => boolean(value).map(|b| {
                 self.tables
                     .generate_missing

@@ -26,7 +26,13 @@ impl Engine {
     }
 
     pub fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_engine"))
+        Engine::spawn(Command::new(env!("CARGO_BIN_EXE_engine")))
+    }
+
+    /// The engine run by `command` (the binary itself, or a shell that sets limits and execs
+    /// it), with its input and output on pipes.
+    pub fn spawn(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
