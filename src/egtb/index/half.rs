@@ -206,10 +206,25 @@ impl HalfIndex {
         out
     }
 
+    /// Entry of a legal-shaped position in canonical colours with this half to move: in the
+    /// e.p. zone when an e.p. capture is open, else in the main zone; None past the trimmed end.
+    #[inline(always)]
+    pub(super) fn index(&self, pos: &TbPosition) -> Option<u64> {
+        if let Some(ep) = pos.ep {
+            let e = ep_squares(pos, ep)?;
+            if e.capturers != 0 {
+                let i = self.index_ep(pos, e)?;
+                return (i < self.size).then_some(i);
+            }
+        }
+        let i = self.index_main(&TbPosition { ep: None, ..*pos })?;
+        (i < self.size).then_some(i)
+    }
+
     /// Index of a legal-shaped position already in canonical colours with this half to move,
     /// without an e.p. capture. Applies the board symmetry.
     #[inline(always)]
-    pub(super) fn index_main(&self, pos: &TbPosition) -> Option<u64> {
+    fn index_main(&self, pos: &TbPosition) -> Option<u64> {
         let stm = self.half.stm();
         let sym = normalising_symmetry(self.pawns, pos.king(stm), pos.king(!stm));
         let ks = sym.square(pos.king(stm));
@@ -250,7 +265,7 @@ impl HalfIndex {
 
     /// Index of a position with an e.p. capture (canonical colours, this half to move).
     #[inline(always)]
-    pub(super) fn index_ep(&self, pos: &TbPosition, e: EpSquares) -> Option<u64> {
+    fn index_ep(&self, pos: &TbPosition, e: EpSquares) -> Option<u64> {
         let l = self.ep.as_ref()?;
         let stm = self.half.stm();
         let sym = normalising_symmetry(true, pos.king(stm), pos.king(!stm));

@@ -61,6 +61,13 @@ fn etype(kind: PieceType, color_in_frame: Color) -> u8 {
 }
 
 impl Layout {
+    const EMPTY: Layout = Layout {
+        groups: [NO_GROUP; MAX_GROUPS],
+        n: 0,
+        significance: [0; MAX_GROUPS],
+        flip_kk: false,
+    };
+
     fn push(&mut self, g: Group) -> usize {
         self.groups[self.n] = g;
         self.n += 1;
@@ -78,12 +85,7 @@ impl Layout {
     pub(super) fn main(m: &Material, half: Half) -> Layout {
         let stm = half.stm();
         let sntm = !stm;
-        let mut l = Layout {
-            groups: [NO_GROUP; MAX_GROUPS],
-            n: 0,
-            significance: [0; MAX_GROUPS],
-            flip_kk: false,
-        };
+        let mut l = Layout::EMPTY;
         let mut sig: Vec<usize> = Vec::new();
 
         let mut stm_types: Vec<PieceType> = NAME_ORDER
@@ -197,12 +199,7 @@ impl Layout {
     pub(super) fn en_passant(m: &Material, half: Half) -> Layout {
         let stm = half.stm();
         let sntm = !stm;
-        let mut l = Layout {
-            groups: [NO_GROUP; MAX_GROUPS],
-            n: 0,
-            significance: [0; MAX_GROUPS],
-            flip_kk: false,
-        };
+        let mut l = Layout::EMPTY;
         let mut placed_mask = 0u8;
         let mut men = 0u8;
         let mut add = |l: &mut Layout, color: Color, kind: PieceType, count: u8| {

@@ -27,7 +27,6 @@ pub use position::TbPosition;
 
 use super::material::Material;
 use crate::chess::{Color, PieceType};
-use en_passant::ep_squares;
 use geometry::PAWN_RANKS;
 use half::HalfIndex;
 use rayon::prelude::*;
@@ -125,16 +124,7 @@ impl EndgameIndex {
             return None;
         }
         let half = Half::of(p.stm);
-        let h = self.half(half);
-        if let Some(ep) = p.ep {
-            let e = ep_squares(p, ep)?;
-            if e.capturers != 0 {
-                let i = h.index_ep(p, e)?;
-                return (i < h.size).then_some((half, i));
-            }
-        }
-        let i = h.index_main(&TbPosition { ep: None, ..*p })?;
-        (i < h.size).then_some((half, i))
+        Some((half, self.half(half).index(p)?))
     }
 
     /// `index` of a position known to be legal and of this endgame's material in its own
@@ -147,16 +137,7 @@ impl EndgameIndex {
             return self.index(pos);
         }
         let half = Half::of(pos.stm);
-        let h = self.half(half);
-        if let Some(ep) = pos.ep {
-            let e = ep_squares(pos, ep)?;
-            if e.capturers != 0 {
-                let i = h.index_ep(pos, e)?;
-                return (i < h.size).then_some((half, i));
-            }
-        }
-        let i = h.index_main(&TbPosition { ep: None, ..*pos })?;
-        (i < h.size).then_some((half, i))
+        Some((half, self.half(half).index(pos)?))
     }
 
     /// The position of entry `idx` of `half` (canonical colours; for the Wtm half of a
