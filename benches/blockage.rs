@@ -16,19 +16,6 @@ use fortress::search::{Control, Engine, Limits};
 use std::collections::HashSet;
 use std::time::Instant;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 fn pawns(pos: &Position, c: Color) -> u32 {
     pos.pieces(c, PieceType::Pawn).count()
 }
@@ -67,25 +54,25 @@ fn strip_to_pawns(pos: &Position) -> Option<Position> {
 }
 
 fn positions(count: usize) -> Vec<Position> {
-    let mut rng = Rng(0x5EED_B10C);
+    let mut rng = fastrand::Rng::with_seed(0x5EED_B10C);
     let mut engine = Engine::new(8);
     engine.blockage_detection = false;
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     while out.len() < count {
         let mut pos = Position::startpos();
-        for _ in 0..6 + rng.below(8) {
+        for _ in 0..rng.usize(6..14) {
             let moves = legal_moves(&pos);
             if moves.is_empty() {
                 break;
             }
-            pos.make_move(moves.as_slice()[rng.below(moves.len())]);
+            pos.make_move(moves.as_slice()[rng.usize(..moves.len())]);
         }
         let Some(mut pos) = strip_to_pawns(&pos) else {
             continue;
         };
         // The engine plays the pawn ending on for a few moves, to get contact between the pawns.
-        let plies = 4 + rng.below(24);
+        let plies = rng.usize(4..28);
         for _ in 0..plies {
             let limits = Limits {
                 depth: Some(5),

@@ -7,6 +7,7 @@
 
 mod common;
 use common::*;
+use fastrand::Rng;
 use fortress::chess::{Color, PieceType, Square};
 use fortress::egtb::{EndgameIndex, Half, Material, TbPosition};
 use rayon::prelude::*;
@@ -191,12 +192,12 @@ fn random_legal(m: &Material, stm: Color, rng: &mut Rng) -> TbPosition {
     let list = men(m);
     loop {
         let mut p = TbPosition::empty(stm);
-        p.put(Color::White, PieceType::King, rng.square());
-        p.put(Color::Black, PieceType::King, rng.square());
+        p.put(Color::White, PieceType::King, random_square(rng));
+        p.put(Color::Black, PieceType::King, random_square(rng));
         for &(c, t) in &list {
-            let mut s = rng.square();
+            let mut s = random_square(rng);
             while t == PieceType::Pawn && (s.rank() == 0 || s.rank() == 7) {
-                s = rng.square();
+                s = random_square(rng);
             }
             p.put(c, t, s);
         }
@@ -211,9 +212,9 @@ fn random_legal(m: &Material, stm: Color, rng: &mut Rng) -> TbPosition {
 fn random_ep(m: &Material, stm: Color, rng: &mut Rng) -> TbPosition {
     let list = men(m);
     loop {
-        let file = (rng.next() % 8) as u8;
+        let file = rng.u8(..8);
         let (capture_rank, ep_rank) = if stm == Color::White { (4, 5) } else { (3, 2) };
-        let capturer_file = if rng.next().is_multiple_of(2) {
+        let capturer_file = if rng.bool() {
             file.wrapping_sub(1)
         } else {
             file + 1
@@ -229,8 +230,8 @@ fn random_ep(m: &Material, stm: Color, rng: &mut Rng) -> TbPosition {
         );
         p.put(!stm, PieceType::Pawn, Square::new(file, capture_rank));
         p.ep = Some(Square::new(file, ep_rank));
-        p.put(Color::White, PieceType::King, rng.square());
-        p.put(Color::Black, PieceType::King, rng.square());
+        p.put(Color::White, PieceType::King, random_square(rng));
+        p.put(Color::Black, PieceType::King, random_square(rng));
         let mut skipped = [false; 2];
         for &(c, t) in &list {
             // The two e.p. pawns are already placed.
@@ -238,9 +239,9 @@ fn random_ep(m: &Material, stm: Color, rng: &mut Rng) -> TbPosition {
                 skipped[c.index()] = true;
                 continue;
             }
-            let mut s = rng.square();
+            let mut s = random_square(rng);
             while t == PieceType::Pawn && (s.rank() == 0 || s.rank() == 7) {
-                s = rng.square();
+                s = random_square(rng);
             }
             p.put(c, t, s);
         }
@@ -260,8 +261,9 @@ fn random_sample_five_men() {
         .map(|name| {
             let m = Material::parse(name).unwrap();
             let idx = EndgameIndex::new(&m);
-            let mut rng =
-                Rng(0x9E37_79B9_7F4A_7C15 ^ name.len() as u64 ^ (name.as_bytes()[2] as u64) << 32);
+            let mut rng = Rng::with_seed(
+                0x9E37_79B9_7F4A_7C15 ^ name.len() as u64 ^ (name.as_bytes()[2] as u64) << 32,
+            );
             let mut n = 0;
             for stm in Color::BOTH {
                 let mut sample: Vec<TbPosition> = (0..PER_HALF)
@@ -341,8 +343,9 @@ fn random_sample_some_six_men() {
         let m = Material::parse(name).unwrap();
         assert_eq!(m.men(), 6);
         let idx = EndgameIndex::new(&m);
-        let mut rng =
-            Rng(0xD1B5_4A32_D192_ED03 ^ (name.as_bytes()[1] as u64) << 40 ^ name.len() as u64);
+        let mut rng = Rng::with_seed(
+            0xD1B5_4A32_D192_ED03 ^ (name.as_bytes()[1] as u64) << 40 ^ name.len() as u64,
+        );
         for stm in Color::BOTH {
             let mut sample: Vec<TbPosition> = (0..PER_HALF)
                 .map(|_| random_legal(&m, stm, &mut rng))

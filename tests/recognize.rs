@@ -2,6 +2,7 @@
 //! "Blockage Detection in King and Pawn Endings", rebuilt from their captions and text (the
 //! diagrams were lost), Fine #70, and textbook KPK positions for the bitbase.
 
+use fastrand::Rng;
 use fortress::chess::{Color, Position, Square};
 use fortress::recognize::blockage::{cannot_win, structure};
 use fortress::recognize::{kpk, recognize, BlockageTable, Bound, Men, Outcome, PawnEnding, Wanted};
@@ -395,41 +396,27 @@ fn wrong_bishop_rook_pawn_with_king_in_the_corner() {
 // Speed, run by hand:
 //   cargo test --release --test recognize bench -- --ignored --nocapture
 
-/// A small deterministic generator (xorshift64*), so runs are comparable.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Random pawn endings: 4-8 pawns a side on ranks 2-7, kings on free squares.
 fn random_endings(rng: &mut Rng, n: usize) -> Vec<Men> {
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
-        let mut m = Men::empty(if rng.below(2) == 0 {
+        let mut m = Men::empty(if rng.bool() {
             Color::White
         } else {
             Color::Black
         });
         for c in Color::BOTH {
-            let count = 4 + rng.below(5);
+            let count = rng.u8(4..9);
             let mut placed = 0;
             while placed < count {
-                let sq = Square(8 + rng.below(48) as u8);
+                let sq = Square(rng.u8(8..56));
                 if !m.occupied().contains(sq) {
                     m.put(c, fortress::chess::PieceType::Pawn, sq);
                     placed += 1;
                 }
             }
             loop {
-                let sq = Square(rng.below(64) as u8);
+                let sq = Square(rng.u8(..64));
                 if !m.occupied().contains(sq) {
                     m.put(c, fortress::chess::PieceType::King, sq);
                     break;
@@ -459,7 +446,7 @@ fn fenced_endings(rng: &mut Rng, n: usize) -> Vec<Men> {
         for c in Color::BOTH {
             m.pieces[c.index()][king.index()] = fortress::chess::Bitboard::EMPTY;
             loop {
-                let sq = Square(rng.below(64) as u8);
+                let sq = Square(rng.u8(..64));
                 if !m.occupied().contains(sq) {
                     m.put(c, king, sq);
                     break;
@@ -505,7 +492,7 @@ fn bench_blockage_detector() {
         "machine: {cpu}, {} logical cores, 1 thread used",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
-    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    let mut rng = Rng::with_seed(0x1234_5678_9ABC_DEF1);
     for (name, set) in [
         ("random pawn endings", random_endings(&mut rng, 4096)),
         ("figure structures", fenced_endings(&mut rng, 4096)),
@@ -715,7 +702,7 @@ fn knnk_exhaustive() {
 /// agrees with the direct one, colour mirroring gives the same answers, and `bound` combines them.
 #[test]
 fn random_endings_hash_and_mirror_agree() {
-    let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+    let mut rng = Rng::with_seed(0x0DDB_1A5E_5BAD_5EED);
     let mut set = random_endings(&mut rng, 3000);
     set.extend(fenced_endings(&mut rng, 3000));
     let mut table = BlockageTable::new(6); // small, so slots get overwritten
@@ -843,7 +830,7 @@ fn blockages_against_search() {
     }
     // Scattered kings on the figure structures: every legal position the detector calls blocked
     // for White, with White to move, searched to depth 16.
-    let mut rng = Rng(0x5EA4_C4B1_0C4A_6E00);
+    let mut rng = Rng::with_seed(0x5EA4_C4B1_0C4A_6E00);
     let mut checked = 0;
     for m in fenced_endings(&mut rng, 4000) {
         let (wk, bk) = (m.king(Color::White).unwrap(), m.king(Color::Black).unwrap());

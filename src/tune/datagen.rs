@@ -6,6 +6,7 @@
 
 use crate::chess::{legal_moves, Color, Position};
 use crate::search::{Control, Engine, Limits, MATE_BOUND};
+use fastrand::Rng;
 use std::io::{BufRead, Write};
 
 pub struct DatagenArgs {
@@ -15,24 +16,10 @@ pub struct DatagenArgs {
     pub seed: u64,
 }
 
-/// A small xorshift generator: reproducible games from a seed, no dependency.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n as u64) as usize
-    }
-}
-
 /// Plays `args.games` games from `openings` (FENs) and writes the labelled positions to `out`.
 pub fn run(openings: &[Position], args: &DatagenArgs, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut rng = Rng::new(args.seed);
+    // Seeded, so the same arguments give the same games.
+    let mut rng = Rng::with_seed(args.seed);
     let mut engine = Engine::new(16);
     engine.threads = 1;
     let limits = Limits {
@@ -124,14 +111,14 @@ fn start_position(openings: &[Position], plies: usize, rng: &mut Rng) -> Option<
     let mut pos = if openings.is_empty() {
         Position::startpos()
     } else {
-        openings[rng.below(openings.len())].clone()
+        openings[rng.usize(..openings.len())].clone()
     };
     for _ in 0..plies {
         let moves = legal_moves(&pos);
         if moves.is_empty() {
             return None;
         }
-        pos.make_move(moves.as_slice()[rng.below(moves.len())]);
+        pos.make_move(moves.as_slice()[rng.usize(..moves.len())]);
     }
     Some(pos)
 }

@@ -1017,7 +1017,7 @@ mod tests {
 
     #[test]
     fn random_lines_never_panic() {
-        // Lines assembled from protocol words, numbers, moves and junk, by a fixed xorshift.
+        // Lines assembled from protocol words, numbers, moves and junk, by a seeded generator.
         let words = [
             "uci",
             "debug",
@@ -1067,19 +1067,13 @@ mod tests {
             "Value",
             "",
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
         for _ in 0..20_000 {
-            let length = next() % 12;
+            let length = rng.usize(..12);
             let line: Vec<&str> = (0..length)
-                .map(|_| words[(next() % words.len() as u64) as usize])
+                .map(|_| words[rng.usize(..words.len())])
                 .collect();
-            let separator = if next() % 2 == 0 { " " } else { " \t " };
+            let separator = if rng.bool() { " " } else { " \t " };
             let _ = parse_line(&line.join(separator));
         }
     }

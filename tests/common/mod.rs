@@ -210,18 +210,9 @@ pub fn bitboard_of(squares: &[Square]) -> Bitboard {
     b
 }
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn square(&mut self) -> Square {
-        Square((self.next() >> 58) as u8)
-    }
+/// A square drawn from a seeded generator, so failures reproduce.
+pub fn random_square(rng: &mut fastrand::Rng) -> Square {
+    Square(rng.u8(..64))
 }
 
 pub fn csv_rows(csv: &str) -> Vec<(String, u64, u64)> {

@@ -46,30 +46,18 @@ pub fn fen_of(tb: &TbPosition, halfmove: u16) -> String {
     format!("{s} {stm} - - {halfmove} 1")
 }
 
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
-
 /// Random positions of `name` that the side to move wins under the 50-move rule with counter
 /// `h`.
 pub fn won_positions(reg: &Registry, name: &str, h: u16, n: usize, seed: u64) -> Vec<Position> {
     let m = Material::parse(name).unwrap();
     let index = EndgameIndex::new(&m);
-    let mut rng = Rng(seed | 1);
+    let mut rng = fastrand::Rng::with_seed(seed);
     let mut out = Vec::new();
     let mut tries = 0;
     while out.len() < n && tries < 200_000 {
         tries += 1;
-        let half =
-            index.stored_halves()[(rng.next() % index.stored_halves().len() as u64) as usize];
-        let idx = rng.next() % index.size(half);
+        let half = index.stored_halves()[rng.usize(..index.stored_halves().len())];
+        let idx = rng.u64(..index.size(half));
         let Some(tb) = index.decode(half, idx) else {
             continue;
         };

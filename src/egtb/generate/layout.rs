@@ -16,6 +16,7 @@
 
 use crate::chess::attacks::{king_attacks, pawn_attacks};
 use crate::chess::{Bitboard, Color, PieceType, Square};
+use crate::egtb::index::binomial::{binom, colex_unrank};
 use crate::egtb::index::{EndgameIndex, Half, Symmetry, TbPosition};
 
 /// The triangle a1-d1-d4 (file >= rank) by number, and its inverse.
@@ -38,26 +39,6 @@ type Digits = [u32; MAX_DIGITS];
 /// position unchanged.
 const DIAG: u64 = 0x8040_2010_0804_0201;
 const ANTI: u64 = 0x0102_0408_1020_4080;
-
-/// Binomial coefficients C(n, k) for n <= 64, k <= 4 (a group has at most four like men).
-const BINOM: [[u64; 5]; 65] = {
-    let mut b = [[0u64; 5]; 65];
-    let mut n = 0;
-    while n <= 64 {
-        b[n][0] = 1;
-        let mut k = 1;
-        while k <= 4 {
-            b[n][k] = if n == 0 {
-                0
-            } else {
-                b[n - 1][k - 1] + b[n - 1][k]
-            };
-            k += 1;
-        }
-        n += 1;
-    }
-    b
-};
 
 /// The steps the pawns of `pos` still have to make to promote, summed.
 fn pawn_level_of(pos: &TbPosition) -> u8 {
@@ -87,11 +68,11 @@ impl Group {
     #[inline(always)]
     fn rank(&self, mut b: u64) -> u64 {
         let offset = if self.kind == PieceType::Pawn { 8 } else { 0 };
-        (1..=self.count as usize)
+        (1..=self.count as u32)
             .map(|k| {
-                let d = b.trailing_zeros() as usize - offset;
+                let d = b.trailing_zeros() - offset;
                 b &= b - 1;
-                BINOM[d][k]
+                binom(d, k)
             })
             .sum()
     }
@@ -99,37 +80,17 @@ impl Group {
     fn new(color: Color, kind: PieceType, count: u8) -> Group {
         let n = if kind == PieceType::Pawn { 48 } else { 64 };
         let k = count as usize;
-        let radix = BINOM[n][k];
+        let radix = binom(n, count as u32);
         let mut sets = Vec::new();
         if k >= 2 {
-            sets = vec![[0u8; 4]; radix as usize];
             // Every ascending k-tuple, stored at its colex rank.
-            let mut d = [0u8; 4];
-            for (i, x) in d.iter_mut().enumerate().take(k) {
-                *x = i as u8;
-            }
-            loop {
-                let rank: u64 = (0..k).map(|i| BINOM[d[i] as usize][i + 1]).sum();
-                sets[rank as usize] = d;
-                // Next tuple in colex order: raise the lowest digit that can rise.
-                let mut i = 0;
-                while i < k
-                    && (if i + 1 < k {
-                        d[i] + 1 == d[i + 1]
-                    } else {
-                        d[i] as usize + 1 == n
-                    })
-                {
-                    i += 1;
-                }
-                if i == k {
-                    break;
-                }
-                d[i] += 1;
-                for (j, x) in d.iter_mut().enumerate().take(i) {
-                    *x = j as u8;
-                }
-            }
+            sets = (0..radix)
+                .map(|r| {
+                    let mut d = [0u8; 8];
+                    colex_unrank(r, k, &mut d);
+                    [d[0], d[1], d[2], d[3]]
+                })
+                .collect();
         }
         let mut levels = Vec::new();
         if kind == PieceType::Pawn {

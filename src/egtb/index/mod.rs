@@ -1,0 +1,192 @@
+//! Nalimov's index scheme (Nalimov, Haworth, Heinz 2001, Section 3): position <-> index for each
+//! endgame and side to move. 462/1806 king placements (3.2), unblockable checks (3.1), n-space
+//! sub-ranges (3.2-3.4), the en-passant zone (3.5) and C_L trimming, as fixed by
+//! `shared/notes/nalimov-index-rules.md` so that every published size and broken count is matched.
+//!
+//! Vocabulary: "stm" = side to move, "sntm" = side not to move. White is always the side named
+//! first in the canonical endgame name. A *group* is the set of like men of one colour and type;
+//! its coordinate is their combined number (colex rank of their per-man numbers).
+//!
+//! Parts: `geometry` (ranks, reflections, symmetries), `king_placements` (the KK blocks),
+//! `numbering` (squares to numbers, rules A-C), `binomial` (C(n, k) and colex ranks), `layout`
+//! (a half's coordinates), `en_passant` (the e.p. zone's squares and codes), `position`
+//! (`TbPosition`, legality), `half` (one half's index); here, `EndgameIndex` over both halves.
+
+pub(crate) mod binomial;
+mod en_passant;
+mod geometry;
+mod half;
+mod king_placements;
+mod layout;
+mod numbering;
+mod position;
+
+pub use geometry::{normalising_symmetry, Symmetry};
+pub use half::Half;
+pub use position::TbPosition;
+
+use super::material::Material;
+use crate::chess::{Color, PieceType};
+use geometry::PAWN_RANKS;
+use half::HalfIndex;
+use rayon::prelude::*;
+
+/// The Nalimov index of one endgame, both halves. Build once per endgame (a few milliseconds);
+/// `index` and `decode` allocate nothing and take no lock, so they may be called from many
+/// threads at once.
+pub struct EndgameIndex {
+    material: Material,
+    /// `halves[Half::Btm]` only for endgames with the same men on both sides.
+    halves: [Option<HalfIndex>; 2],
+}
+
+impl EndgameIndex {
+    /// The index of `material`'s canonical form.
+    pub fn new(material: &Material) -> EndgameIndex {
+        let (m, _) = material.canonical();
+        let wtm = (!m.is_symmetric()).then(|| HalfIndex::new(&m, Half::Wtm));
+        let btm = Some(HalfIndex::new(&m, Half::Btm));
+        EndgameIndex {
+            material: m,
+            halves: [wtm, btm],
+        }
+    }
+
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// The halves that are stored: both, or only Btm when both sides have the same men (the
+    /// other half is probed by flipping colours).
+    pub fn stored_halves(&self) -> &'static [Half] {
+        if self.material.is_symmetric() {
+            &[Half::Btm]
+        } else {
+            &Half::BOTH
+        }
+    }
+
+    fn half(&self, half: Half) -> &HalfIndex {
+        match &self.halves[half as usize] {
+            Some(h) => h,
+            None => self.halves[Half::Btm as usize]
+                .as_ref()
+                .expect("btm always built"),
+        }
+    }
+
+    /// Number of entries of a half (after C_L trimming). For a symmetric endgame the Wtm half
+    /// has the size of the stored Btm half.
+    pub fn size(&self, half: Half) -> u64 {
+        self.half(half).size
+    }
+
+    /// Size of the main zone and of the e.p. zone before trimming (for reports).
+    pub fn zones(&self, half: Half) -> (u64, u64) {
+        let h = self.half(half);
+        (h.main_size, h.untrimmed - h.main_size)
+    }
+
+    /// The stored half and entry of a position. Handles the colour flip (a `KRKQ` position is
+    /// looked up in `KQKR`), the board symmetries and the e.p. zone. `pos.ep` is ignored when no
+    /// pawn of the side to move stands beside the pawn that double-stepped.
+    /// None if the position is not of this material or not indexable (two men on a square,
+    /// adjacent kings, a pawn on rank 1 or 8, a bad e.p. square, a stm man giving an
+    /// unblockable check). A position whose side not to move is in check may get the index of
+    /// a broken entry: callers pass positions reached by legal play.
+    #[inline]
+    pub fn index(&self, pos: &TbPosition) -> Option<(Half, u64)> {
+        let m = pos.material();
+        let flip = if m == self.material {
+            self.material.is_symmetric() && pos.stm == Color::White
+        } else if m == self.material.flipped() {
+            true
+        } else {
+            return None;
+        };
+        let flipped;
+        let p = if flip {
+            flipped = pos.color_flipped();
+            &flipped
+        } else {
+            pos
+        };
+        // Shape checks the numbering relies on.
+        let wk = p.pieces[0][PieceType::King.index()];
+        let bk = p.pieces[1][PieceType::King.index()];
+        if wk.count() != 1 || bk.count() != 1 {
+            return None;
+        }
+        if p.occupied().count() != m.men() as u32 {
+            return None;
+        }
+        if (p.pieces[0][0] | p.pieces[1][0]).0 & !PAWN_RANKS != 0 {
+            return None;
+        }
+        let half = Half::of(p.stm);
+        Some((half, self.half(half).index(p)?))
+    }
+
+    /// `index` of a position known to be legal and of this endgame's material in its own
+    /// colours (a move that captures nothing, in the verifier): without the material count and
+    /// the shape checks that guard `index` against any position.
+    #[inline]
+    pub fn index_own(&self, pos: &TbPosition) -> Option<(Half, u64)> {
+        debug_assert_eq!(pos.material(), self.material);
+        if self.material.is_symmetric() && pos.stm == Color::White {
+            return self.index(pos);
+        }
+        let half = Half::of(pos.stm);
+        Some((half, self.half(half).index(pos)?))
+    }
+
+    /// The position of entry `idx` of `half` (canonical colours; for the Wtm half of a
+    /// symmetric endgame, the colour-flipped image of the Btm entry), or None if the entry is
+    /// broken: no legal position (in the sense of `TbPosition::is_legal`) has this index.
+    #[inline]
+    pub fn decode(&self, half: Half, idx: u64) -> Option<TbPosition> {
+        let h = self.half(half);
+        if idx >= h.size {
+            return None;
+        }
+        let pos = h.decode(idx)?;
+        if h.half != half {
+            Some(pos.color_flipped())
+        } else {
+            Some(pos)
+        }
+    }
+
+    /// Broken entries of a half: entries no legal position maps to. Decodes the whole range on
+    /// all threads of rayon's pool.
+    pub fn count_broken(&self, half: Half) -> u64 {
+        let size = self.size(half);
+        const CHUNK: u64 = 1 << 16;
+        let chunks = size.div_ceil(CHUNK);
+        (0..chunks)
+            .into_par_iter()
+            .map(|c| {
+                let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(size));
+                (lo..hi).filter(|&i| self.decode(half, i).is_none()).count() as u64
+            })
+            .sum()
+    }
+
+    /// Bytes of lookup tables this endgame owns (its KK block offsets). The tables shared by
+    /// all endgames are `shared_table_bytes()`.
+    pub fn table_bytes(&self) -> usize {
+        self.halves
+            .iter()
+            .flatten()
+            .map(|h| {
+                (h.kk_base.capacity() + h.ep_base.capacity()) * 8 + std::mem::size_of::<HalfIndex>()
+            })
+            .sum()
+    }
+}
+
+/// Bytes of the lookup tables shared by every endgame (numbering of available squares per man
+/// type and sntm king, king placements, binomials).
+pub fn shared_table_bytes() -> usize {
+    numbering::table_bytes() + king_placements::table_bytes()
+}
