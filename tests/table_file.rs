@@ -6,7 +6,8 @@
 mod made_up_table;
 
 use fortress::egtb::file::{
-    file_name, write_table, Metric, Outcome, TableError, TableFile, TableSpec, TbValue, HEADER_LEN,
+    file_name, write_table, Compression, Metric, Outcome, TableError, TableFile, TableSpec,
+    TbValue, COMPRESSION_LZ4, COMPRESSION_NONE, COMPRESSION_ZSTD, FORMAT_VERSION, HEADER_LEN,
 };
 use fortress::egtb::{EndgameIndex, Half, Material};
 use std::fs;
@@ -23,7 +24,7 @@ fn temp_dir(tag: &str) -> PathBuf {
 /// Made-up but deterministic values: broken exactly where the index says so, otherwise a mix
 /// of wins, draws and losses with depths from the index (up to `max_depth`).
 fn write(dir: &Path, name: &str, metric: Metric, max_depth: u16) -> (PathBuf, Vec<Vec<TbValue>>) {
-    write_as(dir, name, metric, max_depth, true)
+    write_as(dir, name, metric, max_depth, Compression::Zstd)
 }
 
 fn write_as(
@@ -31,29 +32,31 @@ fn write_as(
     name: &str,
     metric: Metric,
     max_depth: u16,
-    compress: bool,
+    compression: Compression,
 ) -> (PathBuf, Vec<Vec<TbValue>>) {
-    made_up_table::write(dir, name, metric, compress, |_, i| match i % 3 {
+    made_up_table::write(dir, name, metric, compression, |_, i| match i % 3 {
         0 => TbValue::DRAW,
         1 => TbValue::win(1 + (i / 3 % max_depth as u64) as u16).unwrap(),
         _ => TbValue::loss((i / 7 % (max_depth as u64 + 1)) as u16).unwrap(),
     })
 }
 
-/// Both storages, raw and LZ4-compressed blocks, read back every value written; the compressed
-/// file is the smaller.
+/// Every storage, raw, LZ4- and zstd-compressed blocks, reads back every value written; the
+/// compressed files are the smaller.
 #[test]
 fn written_values_read_back() {
     let dir = temp_dir("roundtrip");
     let cases = [("KQK", 10, 1), ("KQKQ", 127, 2), ("KRK", 126, 1)];
-    for ((name, depth, width), compress) in cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+    let storages = [Compression::None, Compression::Lz4, Compression::Zstd];
+    for ((name, depth, width), compression) in
+        cases.into_iter().flat_map(|c| storages.map(|s| (c, s)))
     {
-        let raw_len = compress.then(|| {
+        let raw_len = (compression != Compression::None).then(|| {
             fs::metadata(dir.join(file_name(&Material::parse(name).unwrap(), Metric::Dtm)))
                 .unwrap()
                 .len()
         });
-        let (path, vals) = write_as(&dir, name, Metric::Dtm, depth, compress);
+        let (path, vals) = write_as(&dir, name, Metric::Dtm, depth, compression);
         if let Some(raw_len) = raw_len {
             let len = fs::metadata(&path).unwrap().len();
             assert!(
@@ -70,7 +73,8 @@ fn written_values_read_back() {
         assert_eq!(h.endgame, name);
         assert_eq!(h.metric, Metric::Dtm);
         assert_eq!(h.value_width, width, "{name}");
-        assert_eq!(h.compression, compress as u8, "{name}");
+        let code = [COMPRESSION_NONE, COMPRESSION_LZ4, COMPRESSION_ZSTD];
+        assert_eq!(h.compression, code[compression as usize], "{name}");
         let idx = EndgameIndex::new(&Material::parse(name).unwrap());
         for (k, &half) in idx.stored_halves().iter().enumerate() {
             assert_eq!(t.entries(half), Some(idx.size(half)));
@@ -108,7 +112,9 @@ fn the_writer_refuses_what_it_cannot_store() {
             material: m,
             metric: Metric::Dtm,
             halves: &[(Half::Wtm, &v)],
-            compress: true,
+            compression: Compression::Zstd,
+            unmark_broken: false,
+            delta_of: None,
         },
     );
     assert!(
@@ -131,7 +137,7 @@ fn damage(path: &Path, how: &str) {
         }
         "flipped-header" => b[20] ^= 0x01, // a letter of the endgame name
         "magic" => b[0] = b'X',
-        "newer" => b[8] = 2, // format version 2
+        "newer" => b[8] = FORMAT_VERSION as u8 + 1, // a format this reader does not know
         _ => unreachable!(),
     }
     fs::write(path, b).unwrap();
@@ -483,5 +489,58 @@ fn tbinfo_knows_broken_entries_without_counting() {
             );
         }
     }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Files of format 1 (LZ4 blocks, broken entries marked, DTZ50 whole; KPK as the generator of
+/// that format wrote it) are read, and `gentb --recompress` converts them in place to the
+/// current format: smaller, decoding to the same values (the recorded hashes of
+/// `tests/data/values_3_4_men.csv`), left alone when run again.
+#[test]
+fn format_1_files_are_read_and_recompressed() {
+    let dir = temp_dir("format1");
+    let kpk = Material::parse("KPK").unwrap();
+    for metric in Metric::ALL {
+        let name = file_name(&kpk, metric);
+        fs::copy(Path::new("tests/data/format1").join(&name), dir.join(&name)).unwrap();
+    }
+    let old = fortress::egtb::EndgameTables::open(&dir, &kpk).expect("format 1 opens");
+    assert!(old.marks_broken());
+    let probe = |t: &fortress::egtb::EndgameTables| {
+        let index = t.index();
+        index
+            .stored_halves()
+            .iter()
+            .flat_map(|&h| (0..index.size(h)).map(move |i| (h, i)))
+            .filter(|&(h, i)| index.decode(h, i).is_some())
+            .map(|(h, i)| t.values(h, i).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let before = probe(&old);
+    drop(old);
+    let dir_arg = dir.to_str().unwrap();
+    let (code, out, err) = engine(&["gentb", "--recompress", "--dir", dir_arg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("KPK: ") && out.contains("positions checked"),
+        "{out}"
+    );
+    let new = fortress::egtb::EndgameTables::open(&dir, &kpk).expect("converted files open");
+    assert!(!new.marks_broken());
+    assert_eq!(probe(&new), before, "converted values differ");
+    for metric in Metric::ALL {
+        let path = dir.join(file_name(&kpk, metric));
+        let h = TableFile::open(&path).unwrap().header().clone();
+        assert_eq!(h.version, FORMAT_VERSION);
+        assert_eq!(h.compression, COMPRESSION_ZSTD);
+        let old_len = fs::metadata(Path::new("tests/data/format1").join(file_name(&kpk, metric)))
+            .unwrap()
+            .len();
+        let new_len = fs::metadata(&path).unwrap().len();
+        assert!(new_len < old_len, "{metric:?}: {new_len} >= {old_len}");
+    }
+    let (code, out, _) = engine(&["gentb", "--recompress", "--dir", dir_arg]);
+    assert_eq!(code, 0);
+    assert!(out.contains("KPK: in the current format, kept"), "{out}");
     fs::remove_dir_all(&dir).unwrap();
 }

@@ -12,7 +12,7 @@ mod made_up_table;
 mod uci_driver;
 
 use fortress::chess::{legal_moves, parse_uci_move, Position};
-use fortress::egtb::file::{Metric, Outcome, TableFile, TbValue};
+use fortress::egtb::file::{Compression, Metric, Outcome, TableFile, TbValue};
 use fortress::egtb::generate::{gentb, GenOptions};
 use fortress::egtb::probe::analyse_root;
 use fortress::egtb::strategy::rank;
@@ -348,7 +348,7 @@ fn krk_mating_in(dir: &Path, moves: u16) {
             _ => (TbValue::win(1), TbValue::loss(2)),
         };
         let (win, loss) = (win.unwrap(), loss.unwrap());
-        made_up_table::write(dir, "KRK", metric, true, |h, _| {
+        made_up_table::write(dir, "KRK", metric, Compression::Zstd, |h, _| {
             if h == Half::Wtm {
                 win
             } else {

@@ -7,6 +7,7 @@ use crate::egtb::generate::{
 };
 use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
+use crate::egtb::recompress::endgames_in;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -40,6 +41,10 @@ pub struct GentbArgs {
     /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.
     #[arg(long, conflicts_with_all = ["verify", "men"])]
     pub bench: bool,
+    /// Rewrite the tables present in the directory (or the named endgames) in the current
+    /// file format, every entry checked before the old files are replaced.
+    #[arg(long, conflicts_with_all = ["verify", "no_verify", "bench", "men", "force"])]
+    pub recompress: bool,
 }
 
 /// The endgames `--bench` times when none are named.
@@ -136,6 +141,9 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     if args.bench {
         return bench(args, &opts);
     }
+    if args.recompress {
+        return pool(args.threads)?.install(|| recompress(args, &dir));
+    }
     let list = targets(args)?;
     if list.is_empty() {
         return Err(GenError::Usage(
@@ -189,6 +197,50 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         done.len() - built,
         start.elapsed().as_secs_f64(),
         done.iter().map(|s| s.seconds).sum::<f64>(),
+    );
+    Ok(())
+}
+
+/// `--recompress`: converts the named endgames, or every one present; stops at the first
+/// that fails.
+fn recompress(args: &GentbArgs, dir: &std::path::Path) -> Result<(), GenError> {
+    let list = if args.endgames.is_empty() {
+        endgames_in(dir).map_err(|e| GenError::Io(dir.to_path_buf(), e))?
+    } else {
+        targets(args)?
+    };
+    let progress = Progress::new(list.iter().map(entries).sum());
+    let start = Instant::now();
+    let mut bytes = [0u64; 2];
+    for (k, m) in list.iter().enumerate() {
+        progress.start(k + 1, list.len(), m);
+        let t = Instant::now();
+        let done = crate::egtb::recompress::recompress(dir, m)?;
+        progress.run.inc(entries(m));
+        let line = match done {
+            None => format!("{m}: in the current format, kept"),
+            Some(c) => {
+                bytes[0] += c.bytes[0];
+                bytes[1] += c.bytes[1];
+                format!(
+                    "{m}: {} -> {} bytes ({:.2} times smaller), {} positions checked ({:.1} s)",
+                    c.bytes[0],
+                    c.bytes[1],
+                    c.bytes[0] as f64 / c.bytes[1].max(1) as f64,
+                    c.checked,
+                    t.elapsed().as_secs_f64()
+                )
+            }
+        };
+        progress.run.suspend(|| println!("{line}"));
+    }
+    progress.run.finish_and_clear();
+    println!(
+        "{} endgames, {} -> {} bytes converted in {:.1} s",
+        list.len(),
+        bytes[0],
+        bytes[1],
+        start.elapsed().as_secs_f64()
     );
     Ok(())
 }

@@ -1,8 +1,11 @@
 //! Table files: one self-identifying file per endgame and metric (as Bourzutschky, Tamplin and
 //! Haworth 2005, Section 6, recommend), values in 8 KiB blocks behind a block table, each block
-//! stored raw or LZ4-compressed alone and read through the per-thread block cache
-//! (`blockcache`; Nalimov et al. 2001, Section 3.6). The exact byte layout is documented in
-//! `tables/README.md`.
+//! stored raw or compressed alone (zstd; LZ4 in files of format 1) and read through the
+//! per-thread block cache (`blockcache`; Nalimov et al. 2001, Section 3.6). Two choices make the
+//! files small (measured in `docs/benchmarks.md`): broken entries hold the value before them
+//! instead of a mark (the index knows which entries are broken), and a DTZ50 file holds only its
+//! differences from the DTZ file (BTH 2005, Table 2: DTZ50 differs from DTZ in a fraction of a
+//! percent of the positions). The exact byte layout is documented in `tables/README.md`.
 //!
 //! Files are written to a temporary name in the same directory, synced, then renamed (and the
 //! directory synced), so a crash never leaves a file that looks complete. Readers map the file
@@ -21,7 +24,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 pub const MAGIC: [u8; 8] = *b"FORTEGTB";
-pub const FORMAT_VERSION: u32 = 1;
+/// Format 2 added zstd blocks and the header's flags; files of format 1 are still read.
+pub const FORMAT_VERSION: u32 = 2;
 pub const HEADER_LEN: usize = 256;
 pub const BLOCK_SIZE: usize = 8192;
 /// The value encoding of `TbValue` (0 broken, 1 draw, 2n win in n, 2n + 3 loss in n).
@@ -31,6 +35,19 @@ pub const SCHEME_NALIMOV: u8 = 1;
 pub const COMPRESSION_NONE: u8 = 0;
 /// Each block compressed alone with LZ4 (block format), or stored raw when that is no smaller.
 pub const COMPRESSION_LZ4: u8 = 1;
+/// Each block compressed alone with zstd (one frame), or stored raw when that is no smaller.
+pub const COMPRESSION_ZSTD: u8 = 2;
+/// zstd's level for table blocks: on 8 KiB blocks of table values higher levels gain little
+/// and cost much writing time (`docs/benchmarks.md`).
+const ZSTD_LEVEL: i32 = 6;
+/// Header flags (byte 38; 0 in format 1).
+/// Broken entries hold the value of the entry before them, not the broken mark.
+pub const FLAG_BROKEN_UNMARKED: u8 = 1;
+/// A DTZ50 file of differences from the endgame's DTZ file: 0 for DTZ's value, v + 1 for v.
+pub const FLAG_DTZ_DELTA: u8 = 2;
+/// A DTZ50 file of differences that are all 0: DTZ50 is DTZ.
+pub const FLAG_EQUALS_DTZ: u8 = 4;
+const KNOWN_FLAGS: u8 = FLAG_BROKEN_UNMARKED | FLAG_DTZ_DELTA | FLAG_EQUALS_DTZ;
 /// Raw blocks written per step of the compressing writer (2 MiB at a time in memory).
 const WRITE_GROUP: usize = 256;
 /// Recorded in every header as the generator version.
@@ -188,6 +205,8 @@ pub struct TableHeader {
     /// Bytes per value: 1 or 2.
     pub value_width: u8,
     pub compression: u8,
+    /// `FLAG_*` bits.
+    pub flags: u8,
     pub scheme: u8,
     pub block_size: u32,
     /// Entries per half (None: half not stored).
@@ -202,11 +221,21 @@ pub struct TableHeader {
 impl TableHeader {
     /// The compression's name, as `tbinfo` reports it.
     pub fn compression_name(&self) -> &'static str {
-        if self.compression == COMPRESSION_LZ4 {
-            "lz4"
-        } else {
-            "none"
+        match self.compression {
+            COMPRESSION_LZ4 => "lz4",
+            COMPRESSION_ZSTD => "zstd",
+            _ => "none",
         }
+    }
+
+    /// Do broken entries hold the broken mark? (Else only the index tells them.)
+    pub fn marks_broken(&self) -> bool {
+        self.flags & FLAG_BROKEN_UNMARKED == 0
+    }
+
+    /// Is this a DTZ50 file of differences from the DTZ file?
+    pub fn is_dtz_delta(&self) -> bool {
+        self.flags & FLAG_DTZ_DELTA != 0
     }
 }
 
@@ -241,43 +270,147 @@ fn get_str(b: &[u8], at: usize, len: usize) -> String {
     String::from_utf8_lossy(&raw[..end]).into_owned()
 }
 
+/// How the blocks of a file are stored.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Compression {
+    None,
+    Lz4,
+    Zstd,
+}
+
+impl Compression {
+    fn code(self) -> u8 {
+        match self {
+            Compression::None => COMPRESSION_NONE,
+            Compression::Lz4 => COMPRESSION_LZ4,
+            Compression::Zstd => COMPRESSION_ZSTD,
+        }
+    }
+}
+
 /// What the generator hands the writer.
 pub struct TableSpec<'a> {
     pub material: Material,
     pub metric: Metric,
     /// The values of each stored half, in index order (see `EndgameIndex::stored_halves`).
     pub halves: &'a [(Half, &'a [TbValue])],
-    /// Compress the blocks (LZ4); otherwise every block is stored raw.
-    pub compress: bool,
+    pub compression: Compression,
+    /// Store broken entries as the value before them (the reader must then take the broken
+    /// entries from the index, as every prober does).
+    pub unmark_broken: bool,
+    /// Store a DTZ50 file as its differences from this DTZ file of the same endgame.
+    pub delta_of: Option<&'a TableFile>,
 }
 
-/// One block of values, packed little-endian in `width` bytes each and padded with zeros.
-fn pack_block(values: &[TbValue], width: usize) -> Vec<u8> {
+impl TableSpec<'_> {
+    /// The stored codes of the values of `half` from entry `start` on, into `out`.
+    fn codes(&self, half: Half, start: u64, values: &[TbValue], out: &mut [u16]) {
+        if let Some(dtz) = self.delta_of {
+            for (i, (v, o)) in values.iter().zip(out.iter_mut()).enumerate() {
+                let same = *v == TbValue::BROKEN || dtz.value(half, start + i as u64) == Some(*v);
+                *o = if same { 0 } else { v.0 + 1 };
+            }
+            return;
+        }
+        // Broken entries repeat the value before them (the block's first value, for the ones
+        // that open it): long runs for the coder.
+        let mut prev = values
+            .iter()
+            .find(|v| **v != TbValue::BROKEN)
+            .unwrap_or(&TbValue::DRAW)
+            .0;
+        for (v, o) in values.iter().zip(out.iter_mut()) {
+            if v.0 != 0 || !self.unmark_broken {
+                prev = v.0;
+            }
+            *o = if self.unmark_broken { prev } else { v.0 };
+        }
+    }
+
+    fn flags(&self, equals_dtz: bool) -> u8 {
+        let mut f = 0;
+        if self.unmark_broken {
+            f |= FLAG_BROKEN_UNMARKED;
+        }
+        if self.delta_of.is_some() {
+            f |= FLAG_DTZ_DELTA;
+            if equals_dtz {
+                f |= FLAG_EQUALS_DTZ;
+            }
+        }
+        f
+    }
+}
+
+/// One block of codes, packed little-endian in `width` bytes each and padded with zeros.
+fn pack_block(codes: &[u16], width: usize) -> Vec<u8> {
     let mut block = vec![0u8; BLOCK_SIZE];
-    for (i, v) in values.iter().enumerate() {
+    for (i, &c) in codes.iter().enumerate() {
         if width == 1 {
-            block[i] = v.raw() as u8;
+            block[i] = c as u8;
         } else {
-            block[2 * i..2 * i + 2].copy_from_slice(&v.raw().to_le_bytes());
+            block[2 * i..2 * i + 2].copy_from_slice(&c.to_le_bytes());
         }
     }
     block
 }
 
-/// A packed block as it is stored: LZ4-compressed if that is smaller (and decompresses back to
-/// the same bytes), else raw. A stored block of exactly `BLOCK_SIZE` bytes is raw.
-fn store_block(raw: Vec<u8>, compress: bool) -> io::Result<Vec<u8>> {
-    if !compress {
-        return Ok(raw);
+thread_local! {
+    static ZSTD_WRITER: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+    /// One decompression context per thread: a probe allocates nothing.
+    static ZSTD_READER: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Decompresses one stored block into `buf` (`BLOCK_SIZE` bytes); false if it does not give a
+/// whole block.
+fn unpack_block(compression: u8, src: &[u8], buf: &mut [u8]) -> bool {
+    if src.len() == BLOCK_SIZE {
+        buf.copy_from_slice(src);
+        return true;
     }
-    let packed = lz4_flex::block::compress(&raw);
+    match compression {
+        COMPRESSION_LZ4 => {
+            matches!(lz4_flex::block::decompress_into(src, buf), Ok(n) if n == BLOCK_SIZE)
+        }
+        COMPRESSION_ZSTD => ZSTD_READER.with(|r| {
+            let mut r = r.borrow_mut();
+            if r.is_none() {
+                *r = zstd::bulk::Decompressor::new().ok();
+            }
+            r.as_mut().is_some_and(
+                |d| matches!(d.decompress_to_buffer(src, buf), Ok(n) if n == BLOCK_SIZE),
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// A packed block as it is stored: compressed if that is smaller (and decompresses back to the
+/// same bytes), else raw. A stored block of exactly `BLOCK_SIZE` bytes is raw.
+fn store_block(raw: Vec<u8>, compression: Compression) -> io::Result<Vec<u8>> {
+    let packed = match compression {
+        Compression::None => return Ok(raw),
+        Compression::Lz4 => lz4_flex::block::compress(&raw),
+        Compression::Zstd => ZSTD_WRITER.with(|w| {
+            let mut w = w.borrow_mut();
+            if w.is_none() {
+                *w = Some(zstd::bulk::Compressor::new(ZSTD_LEVEL)?);
+            }
+            w.as_mut().expect("made above").compress(&raw)
+        })?,
+    };
     if packed.len() >= BLOCK_SIZE {
         return Ok(raw);
     }
     let mut back = vec![0u8; BLOCK_SIZE];
-    match lz4_flex::block::decompress_into(&packed, &mut back) {
-        Ok(n) if n == BLOCK_SIZE && back == raw => Ok(packed),
-        _ => Err(io::Error::other("LZ4 round trip of a block failed")),
+    if unpack_block(compression.code(), &packed, &mut back) && back == raw {
+        Ok(packed)
+    } else {
+        Err(io::Error::other(
+            "a compressed block does not decompress to itself",
+        ))
     }
 }
 
@@ -308,6 +441,17 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
             )));
         }
     }
+    if let Some(dtz) = spec.delta_of {
+        let h = dtz.header();
+        if spec.metric != Metric::Dtz50 || h.metric != Metric::Dtz || h.endgame != canon.to_string()
+        {
+            return Err(TableError::BadInput(format!(
+                "a {} file of {canon} cannot be stored as differences from {}",
+                spec.metric.name(),
+                dtz.path().display()
+            )));
+        }
+    }
     let max_raw = spec
         .halves
         .iter()
@@ -315,8 +459,16 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
         .map(|v| v.raw())
         .max()
         .unwrap_or(0);
-    let width: usize = if max_raw <= u8::MAX as u16 { 1 } else { 2 };
+    // A difference code is the value plus one.
+    let max_code = max_raw as u32 + spec.delta_of.is_some() as u32;
+    if max_code > u16::MAX as u32 {
+        return Err(TableError::BadInput(format!(
+            "value {max_raw} cannot be stored as a difference"
+        )));
+    }
+    let width: usize = if max_code <= u8::MAX as u32 { 1 } else { 2 };
     let per_block = BLOCK_SIZE / width;
+    let any_code = std::sync::atomic::AtomicBool::new(false);
 
     let mut header = [0u8; HEADER_LEN];
     header[..8].copy_from_slice(&MAGIC);
@@ -327,11 +479,7 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
     header[33] = ENCODING_WDL_DEPTH;
     header[34] = width as u8;
     header[35] = spec.halves.iter().map(|(h, _)| 1u8 << *h as u8).sum();
-    header[36] = if spec.compress {
-        COMPRESSION_LZ4
-    } else {
-        COMPRESSION_NONE
-    };
+    header[36] = spec.compression.code();
     header[37] = SCHEME_NALIMOV;
     put_u32(&mut header, 40, BLOCK_SIZE as u32);
 
@@ -358,10 +506,19 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
             out.write_all(&vec![0u8; table_len as usize])?;
             let mut table = Vec::with_capacity(table_len as usize);
             let mut at = table_len;
-            for group in values.chunks(per_block * WRITE_GROUP) {
+            for (g, group) in values.chunks(per_block * WRITE_GROUP).enumerate() {
+                let first = (g * per_block * WRITE_GROUP) as u64;
                 let stored = group
                     .par_chunks(per_block)
-                    .map(|chunk| store_block(pack_block(chunk, width), spec.compress))
+                    .enumerate()
+                    .map(|(k, chunk)| {
+                        let mut codes = vec![0u16; chunk.len()];
+                        spec.codes(half, first + (k * per_block) as u64, chunk, &mut codes);
+                        if codes.iter().any(|&c| c != 0) {
+                            any_code.store(true, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        store_block(pack_block(&codes, width), spec.compression)
+                    })
                     .collect::<io::Result<Vec<_>>>()?;
                 for block in stored {
                     table.extend_from_slice(&at.to_le_bytes());
@@ -406,6 +563,7 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
             });
         }
     };
+    header[38] = spec.flags(!any_code.into_inner());
     put_str(&mut header, OFF_GENERATOR, 32, GENERATOR_VERSION);
     let created = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -435,6 +593,31 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
         d.sync_all().map_err(io_err(dir))?;
     }
     Ok(path)
+}
+
+/// Writes a table file as the generator stores it: zstd blocks, broken entries unmarked, and a
+/// DTZ50 file as its differences from the DTZ file of the same endgame, which must be in `dir`.
+pub fn write_compact(
+    dir: &Path,
+    material: &Material,
+    metric: Metric,
+    halves: &[(Half, &[TbValue])],
+) -> Result<PathBuf, TableError> {
+    let dtz = match metric {
+        Metric::Dtz50 => Some(TableFile::open(&dir.join(file_name(material, Metric::Dtz)))?),
+        _ => None,
+    };
+    write_table(
+        dir,
+        &TableSpec {
+            material: *material,
+            metric,
+            halves,
+            compression: Compression::Zstd,
+            unmark_broken: true,
+            delta_of: dtz.as_ref(),
+        },
+    )
 }
 
 /// The value of `width` bytes at `at`.
@@ -545,6 +728,16 @@ impl TableFile {
         self.cached_value(&s, half, idx)
     }
 
+    /// The value of entry `idx` of a DTZ50 file of differences (`is_dtz_delta`), read through
+    /// the endgame's DTZ file.
+    #[inline]
+    pub fn value_over(&self, dtz: &TableFile, half: Half, idx: u64) -> Option<TbValue> {
+        match self.value(half, idx)?.0 {
+            0 => dtz.value(half, idx),
+            code => Some(TbValue(code - 1)),
+        }
+    }
+
     /// A value of a compressed file, through the block cache (kept out of line so that the
     /// inlined paths above stay small).
     #[inline(never)]
@@ -595,12 +788,7 @@ impl TableFile {
     /// Decompresses block `b` of a section into `buf`; false if it does not decompress to a
     /// whole block (impossible for a file whose checksum matched, unless the writer erred).
     fn unpack(&self, s: &Section, b: u64, buf: &mut [u8]) -> bool {
-        let src = self.stored_block(s, b);
-        if src.len() == BLOCK_SIZE {
-            buf.copy_from_slice(src);
-            return true;
-        }
-        matches!(lz4_flex::block::decompress_into(src, buf), Ok(n) if n == BLOCK_SIZE)
+        unpack_block(self.header.compression, self.stored_block(s, b), buf)
     }
 
     /// Uncompressed: every block in its fixed place. Compressed: blocks in order, each 1 to
@@ -683,8 +871,21 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
     if width != 1 && width != 2 {
         return Err(corrupt(format!("value width {width}")));
     }
-    if compression != COMPRESSION_NONE && compression != COMPRESSION_LZ4 {
+    let known = match version {
+        1 => compression <= COMPRESSION_LZ4,
+        _ => compression <= COMPRESSION_ZSTD,
+    };
+    if !known {
         return Err(corrupt(format!("compression {compression} is not known")));
+    }
+    let flags = b[38];
+    let delta_flags = FLAG_DTZ_DELTA | FLAG_EQUALS_DTZ;
+    let flags_sound = (version > 1 || flags == 0)
+        && flags & !KNOWN_FLAGS == 0
+        && (flags & delta_flags == 0 || metric == Metric::Dtz50)
+        && (flags & FLAG_EQUALS_DTZ == 0 || flags & FLAG_DTZ_DELTA != 0);
+    if !flags_sound {
+        return Err(corrupt(format!("flags {flags:#04x}")));
     }
     if scheme != SCHEME_NALIMOV {
         return Err(corrupt(format!("index scheme {scheme}")));
@@ -761,6 +962,7 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
         encoding,
         value_width: width,
         compression,
+        flags,
         scheme,
         block_size,
         entries,

@@ -63,6 +63,8 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
         .or_else(|| scan.then(|| Half::BOTH.map(|h| index.count_broken(h))));
     let mut files = Vec::new();
     let mut stats: Option<[HalfStats; 2]> = None;
+    // A DTZ50 file of differences from DTZ is read through the DTZ file.
+    let mut dtz: Option<TableFile> = None;
     for metric in Metric::ALL {
         let name = file_name(&material, metric);
         let path = dir.join(&name);
@@ -100,7 +102,8 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
                 || s.iter()
                     .all(|h| h.wins + h.draws + h.losses + h.broken == 0);
             for &h in index.stored_halves() {
-                let part = scan_half(&table, h, index.size(h), m);
+                let base = dtz.as_ref().filter(|_| table.header().is_dtz_delta());
+                let part = scan_half(&table, base, &index, h, m);
                 let st = &mut s[h as usize];
                 st.max_win[m] = part.max_win[m];
                 st.max_loss[m] = part.max_loss[m];
@@ -120,6 +123,9 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
             name,
             FileStatus::Ok(Box::new(table.header().clone())),
         ));
+        if metric == Metric::Dtz {
+            dtz = Some(table);
+        }
     }
     // A symmetric endgame stores Btm only; Wtm is the same positions with colours flipped.
     if let Some(s) = stats.as_mut() {
@@ -136,15 +142,32 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
     })
 }
 
-/// The outcomes of one half of one file and its deepest values (at `m`), read in parallel.
-fn scan_half(table: &TableFile, h: Half, size: u64, m: usize) -> HalfStats {
+/// The outcomes of one half of one file and its deepest values (at `m`), read in parallel;
+/// broken entries are those the index decodes to no position (files may store them as their
+/// neighbours). A DTZ50 file of differences is read through `dtz`; without it the differences
+/// count as they are, which only a file set missing its DTZ file shows.
+fn scan_half(
+    table: &TableFile,
+    dtz: Option<&TableFile>,
+    index: &EndgameIndex,
+    h: Half,
+    m: usize,
+) -> HalfStats {
     const CHUNK: u64 = 1 << 16;
+    let size = index.size(h);
     (0..size.div_ceil(CHUNK))
         .into_par_iter()
         .fold(HalfStats::default, |mut st, c| {
             for i in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                let v = table.value(h, i).expect("entry within the checked range");
-                match v.outcome() {
+                if index.decode(h, i).is_none() {
+                    st.broken += 1;
+                    continue;
+                }
+                let v = match dtz {
+                    Some(dtz) => table.value_over(dtz, h, i),
+                    None => table.value(h, i),
+                };
+                match v.expect("entry within the checked range").outcome() {
                     Outcome::Win(n) => {
                         st.max_win[m] = st.max_win[m].max(Some(n));
                         st.wins += 1;
@@ -154,7 +177,7 @@ fn scan_half(table: &TableFile, h: Half, size: u64, m: usize) -> HalfStats {
                         st.losses += 1;
                     }
                     Outcome::Draw => st.draws += 1,
-                    Outcome::Broken => st.broken += 1,
+                    Outcome::Broken => st.broken += 1, // a legal position marked broken
                 }
             }
             st

@@ -21,6 +21,7 @@ pub mod index;
 pub mod info;
 pub mod material;
 pub mod probe;
+pub mod recompress;
 pub mod staging;
 pub mod strategy;
 pub mod tables;

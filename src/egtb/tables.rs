@@ -3,7 +3,7 @@
 //! can too. Units: DTM in winner's moves (Nalimov); DTZ and DTZ50 in plies (Bourzutschky,
 //! Tamplin, Haworth 2005, Sections 2-4), see `tables/README.md`.
 
-use super::file::{file_name, Metric, TableError, TableFile, TbValue};
+use super::file::{file_name, Metric, TableError, TableFile, TbValue, FLAG_EQUALS_DTZ};
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
 use std::path::Path;
@@ -45,10 +45,21 @@ impl EndgameTables {
         &self.index
     }
 
-    /// The value of one metric at an entry (None if out of range or the half is absent).
+    /// The value of one metric at an entry (None if out of range or the half is absent). The
+    /// value of a broken entry is the broken mark only where `marks_broken`.
     #[inline]
     pub fn value(&self, metric: Metric, half: Half, idx: u64) -> Option<TbValue> {
-        self.files[metric as usize - 1].value(half, idx)
+        let file = &self.files[metric as usize - 1];
+        if metric == Metric::Dtz50 && file.header().is_dtz_delta() {
+            return file.value_over(&self.files[Metric::Dtz as usize - 1], half, idx);
+        }
+        file.value(half, idx)
+    }
+
+    /// Do broken entries read as broken in all three files? (Files of format 1 mark them;
+    /// the generator now stores them as their neighbours, which compresses better.)
+    pub fn marks_broken(&self) -> bool {
+        self.files.iter().all(|f| f.header().marks_broken())
     }
 
     /// The entry of a position of this endgame (either colouring), None if not indexable.
@@ -71,6 +82,9 @@ impl EndgameTables {
     /// 50-move rule changes no result in this endgame. False does not say it does.
     pub fn rule50_changes_nothing(&self) -> bool {
         let [_, dtz, dtz50] = &self.files;
+        if dtz50.header().is_dtz_delta() {
+            return dtz50.header().flags & FLAG_EQUALS_DTZ != 0;
+        }
         let key = |f: &TableFile| {
             let h = f.header();
             (

@@ -2,18 +2,18 @@
 //! `tests/tables_uci.rs`): an entry the index calls broken is written broken, every other one
 //! gets the value the caller's function gives it.
 
-use fortress::egtb::file::{write_table, Metric, TableSpec, TbValue};
+use fortress::egtb::file::{write_table, Compression, Metric, TableSpec, TbValue};
 use fortress::egtb::{EndgameIndex, Half, Material};
 use std::path::{Path, PathBuf};
 
 /// Writes the `metric` file of endgame `name` (canonical colouring) into `dir` with
-/// `value(half, index)` at each legal entry, its blocks LZ4-compressed if `compress`; returns
+/// `value(half, index)` at each legal entry, its blocks stored with `compression`; returns
 /// its path and the values of each stored half, in `EndgameIndex::stored_halves` order.
 pub fn write(
     dir: &Path,
     name: &str,
     metric: Metric,
-    compress: bool,
+    compression: Compression,
     value: impl Fn(Half, u64) -> TbValue,
 ) -> (PathBuf, Vec<Vec<TbValue>>) {
     let m = Material::parse(name).unwrap();
@@ -37,7 +37,9 @@ pub fn write(
         material: m,
         metric,
         halves: &halves,
-        compress,
+        compression,
+        unmark_broken: false,
+        delta_of: None,
     };
     (write_table(dir, &spec).unwrap(), vals)
 }

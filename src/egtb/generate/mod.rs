@@ -11,7 +11,7 @@ pub mod solve;
 mod summary;
 pub mod verify;
 
-use crate::egtb::file::{write_table, Metric, TableError, TableSpec, TbValue};
+use crate::egtb::file::{write_compact, Metric, TableError, TbValue};
 use crate::egtb::index::{EndgameIndex, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::staging::Staging;
@@ -73,6 +73,8 @@ pub enum GenError {
     Table(#[from] TableError),
     #[error("{}: {}", .0.display(), .1)]
     Io(PathBuf, std::io::Error),
+    #[error(transparent)]
+    Recompress(#[from] crate::egtb::recompress::RecompressError),
     /// The command was given nothing to do, or contradictory orders.
     #[error("{0}")]
     Usage(String),
@@ -414,16 +416,9 @@ fn write_work(dir: &Path, m: &Material, metrics: &[Metric], work: Work) -> Resul
     if let Some(v) = &b {
         halves.push((Half::Btm, v));
     }
+    // DTZ50 is stored as its differences from DTZ, which is written first.
     for &metric in metrics {
-        write_table(
-            dir,
-            &TableSpec {
-                material: *m,
-                metric,
-                halves: &halves,
-                compress: true,
-            },
-        )?;
+        write_compact(dir, m, metric, &halves)?;
     }
     Ok(())
 }
