@@ -3,7 +3,8 @@
 //! passes and verification.
 
 use crate::egtb::generate::{
-    build_endgame, build_or_keep, find_tables, plan, table8, verify_endgame, GenError, GenOptions,
+    build_endgame, build_or_keep, find_tables, plan, progress_style, table8, verify_endgame,
+    GenError, GenOptions,
 };
 use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
@@ -102,6 +103,7 @@ impl Progress {
             .progress_chars("=> "),
         );
         let table = multi.add(ProgressBar::new(0));
+        progress_style(&table, 0);
         Progress { run, table, drawn }
     }
 

@@ -604,7 +604,9 @@ pub fn write_compact(
     halves: &[(Half, &[TbValue])],
 ) -> Result<PathBuf, TableError> {
     let dtz = match metric {
-        Metric::Dtz50 => Some(TableFile::open(&dir.join(file_name(material, Metric::Dtz)))?),
+        Metric::Dtz50 => Some(TableFile::open(
+            &dir.join(file_name(material, Metric::Dtz)),
+        )?),
         _ => None,
     };
     write_table(

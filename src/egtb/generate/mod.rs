@@ -179,13 +179,13 @@ pub fn build_or_keep(
     })
 }
 
-/// Shows a solve's passes on `bar`: entries resolved out of `total`.
-fn solve_style(bar: &ProgressBar, total: u64) {
+/// Shows a table's passes on `bar` (solves, then verification): entries done out of `total`.
+pub fn progress_style(bar: &ProgressBar, total: u64) {
     bar.set_length(total);
     bar.set_position(0);
     bar.set_style(
         ProgressStyle::with_template(
-            "{msg:<24} [{bar:30}] {pos}/{len} resolved, {per_sec}, eta {eta}",
+            "{msg:<24} [{bar:30}] {human_pos}/{human_len} entries, eta {eta}",
         )
         .expect("valid template")
         .progress_chars("=> "),
@@ -211,7 +211,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let layout = Layout::new(&index);
     let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
     let bar = &opts.progress;
-    solve_style(bar, total);
+    progress_style(bar, total);
     let progress = |label: String| {
         bar.set_position(0);
         move |pass: u32, resolved: u64| {
