@@ -50,7 +50,9 @@ fn main() {
         n / t.elapsed().as_secs_f64() / 1e6
     };
     println!("{} positions of {}", positions.len(), names.join(" "));
-    fortress::egtb::set_cache_bytes(64 << 20);
+    // Room for every block the positions meet (a direct-mapped cache of the default 64 MB
+    // would lose some of them to collisions).
+    fortress::egtb::set_cache_bytes(1 << 30);
     run(1, 1); // fills the cache
     for threads in [1, 2] {
         println!(

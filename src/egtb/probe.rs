@@ -235,12 +235,8 @@ impl Registry {
         let t = self.find(material_key(&m))?;
         let tb = tb_position(pos);
         let (half, idx) = t.entry(&tb)?;
-        let v = |metric| t.value(metric, half, idx);
-        let p = TbProbe {
-            dtm: v(Metric::Dtm)?,
-            dtz: v(Metric::Dtz)?,
-            dtz50: v(Metric::Dtz50)?,
-        };
+        let [dtm, dtz, dtz50] = t.values(half, idx)?;
+        let p = TbProbe { dtm, dtz, dtz50 };
         (p.dtm != TbValue::BROKEN).then_some(p)
     }
 

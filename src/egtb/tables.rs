@@ -71,11 +71,15 @@ impl EndgameTables {
     /// DTM, DTZ and DTZ50 at an entry (None if out of range or the half is absent).
     #[inline]
     pub fn values(&self, half: Half, idx: u64) -> Option<[TbValue; 3]> {
-        Some([
-            self.value(Metric::Dtm, half, idx)?,
-            self.value(Metric::Dtz, half, idx)?,
-            self.value(Metric::Dtz50, half, idx)?,
-        ])
+        let [dtm, dtz, dtz50] = &self.files;
+        let dtz = dtz.value(half, idx)?;
+        // A DTZ50 code of 0 is the DTZ value just read: no second lookup.
+        let dtz50 = match dtz50.value(half, idx)? {
+            code if !dtz50.header().is_dtz_delta() => code,
+            code if code == TbValue::BROKEN => dtz,
+            code => TbValue::from_raw(code.raw() - 1),
+        };
+        Some([dtm.value(half, idx)?, dtz, dtz50])
     }
 
     /// Are the DTZ and DTZ50 files the same values (same payload, by its checksum)? Then the
