@@ -3,8 +3,8 @@
 //! passes and verification.
 
 use crate::egtb::generate::{
-    build_endgame, build_or_keep, find_tables, plan, progress_style, table8, verify_endgame,
-    GenError, GenOptions,
+    build_endgame, build_or_keep, needs_build, plan, progress_style, table8, verify_endgame,
+    GenError, GenOptions, TableSummary,
 };
 use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
@@ -157,10 +157,11 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         return verify(&list, &opts, &pool);
     }
     let order = plan(&list);
-    // The run's bar counts entries of the tables to build; those kept count as done at once.
+    // The run's bar counts entries of the tables to build. Which ones is decided once: a
+    // present table is found by opening it, which reads it whole for its checksum.
     let missing: Vec<bool> = order
         .iter()
-        .map(|m| (args.force && list.contains(m)) || find_tables(&opts, m).is_none())
+        .map(|m| needs_build(m, &opts, list.contains(m)))
         .collect();
     let progress = Progress::new(
         order
@@ -176,9 +177,13 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     };
     let start = Instant::now();
     let mut done = Vec::new();
-    for (k, m) in order.iter().enumerate() {
+    for (k, (m, &build)) in order.iter().zip(&missing).enumerate() {
         progress.start(k + 1, order.len(), m);
-        let s = pool.install(|| build_or_keep(m, &opts, list.contains(m)))?;
+        let s = if build {
+            pool.install(|| build_endgame(m, &opts))?
+        } else {
+            TableSummary::kept(*m)
+        };
         if s.built {
             progress.run.inc(entries(m));
         }

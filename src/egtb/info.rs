@@ -59,7 +59,7 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
     let material = Material::parse(endgame)?.canonical().0;
     let index = EndgameIndex::new(&material);
     let sizes = [index.size(Half::Wtm), index.size(Half::Btm)];
-    let broken = super::broken::stored(&material)
+    let broken = super::index::broken::stored(&material)
         .or_else(|| scan.then(|| Half::BOTH.map(|h| index.count_broken(h))));
     let mut files = Vec::new();
     let mut stats: Option<[HalfStats; 2]> = None;

@@ -14,7 +14,6 @@
 
 pub mod background;
 mod blockcache;
-mod broken;
 pub mod file;
 pub mod generate;
 pub mod index;

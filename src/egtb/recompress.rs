@@ -6,8 +6,7 @@
 //! readable throughout.
 
 use super::file::{
-    file_name, write_compact, Metric, TableError, TableFile, TbValue, COMPRESSION_ZSTD,
-    FORMAT_VERSION,
+    file_name, write_compact, Metric, TableError, TbValue, COMPRESSION_ZSTD, FORMAT_VERSION,
 };
 use super::index::Half;
 use super::material::Material;
@@ -36,16 +35,14 @@ pub struct Converted {
     pub checked: u64,
 }
 
-/// Are the three files of `m` in `dir` in the current format already?
-fn current(dir: &Path, m: &Material) -> Result<bool, TableError> {
-    Metric::ALL.iter().try_fold(true, |all, &metric| {
-        let f = TableFile::open(&dir.join(file_name(m, metric)))?;
-        let h = f.header();
-        Ok(all
-            && h.version == FORMAT_VERSION
+/// Are the three files of `t` in the current format already?
+fn current(t: &EndgameTables) -> bool {
+    Metric::ALL.iter().all(|&metric| {
+        let h = t.header(metric);
+        h.version == FORMAT_VERSION
             && h.compression == COMPRESSION_ZSTD
             && !h.marks_broken()
-            && (metric != Metric::Dtz50 || h.is_dtz_delta()))
+            && (metric != Metric::Dtz50 || h.is_dtz_delta())
     })
 }
 
@@ -62,7 +59,7 @@ fn bytes_of(dir: &Path, m: &Material) -> u64 {
 pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, RecompressError> {
     let m = material.canonical().0;
     let old = EndgameTables::open(dir, &m)?;
-    if current(dir, &m)? {
+    if current(&old) {
         return Ok(None);
     }
     let before = bytes_of(dir, &m);

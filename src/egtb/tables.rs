@@ -3,7 +3,9 @@
 //! can too. Units: DTM in winner's moves (Nalimov); DTZ and DTZ50 in plies (Bourzutschky,
 //! Tamplin, Haworth 2005, Sections 2-4), see `tables/README.md`.
 
-use super::file::{file_name, Metric, TableError, TableFile, TbValue, FLAG_EQUALS_DTZ};
+use super::file::{
+    file_name, Metric, TableError, TableFile, TableHeader, TbValue, FLAG_EQUALS_DTZ,
+};
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
 use std::path::Path;
@@ -43,6 +45,11 @@ impl EndgameTables {
 
     pub fn index(&self) -> &EndgameIndex {
         &self.index
+    }
+
+    /// The header of one metric's file.
+    pub fn header(&self, metric: Metric) -> &TableHeader {
+        self.files[metric as usize - 1].header()
     }
 
     /// The value of one metric at an entry (None if out of range or the half is absent). The

@@ -154,29 +154,23 @@ pub fn gentb(
     Ok(all)
 }
 
-/// Builds `m` unless its tables are present in one of `opts`'s directories (with `force`,
-/// rebuilt all the same when `named`: sub-endgames are rebuilt only when named).
+/// Must `m` be built: absent from all of `opts`'s directories, or named with `force`
+/// (sub-endgames are rebuilt only when named)?
+pub fn needs_build(m: &Material, opts: &GenOptions, named: bool) -> bool {
+    (opts.force && named) || find_tables(opts, m).is_none()
+}
+
+/// Builds `m` if `needs_build` says so, else reports it kept.
 pub fn build_or_keep(
     m: &Material,
     opts: &GenOptions,
     named: bool,
 ) -> Result<TableSummary, GenError> {
-    if (opts.force && named) || find_tables(opts, m).is_none() {
-        return build_endgame(m, opts);
+    if needs_build(m, opts, named) {
+        build_endgame(m, opts)
+    } else {
+        Ok(TableSummary::kept(*m))
     }
-    Ok(TableSummary {
-        material: *m,
-        built: false,
-        halves: [None, None],
-        seconds: 0.0,
-        split_seconds: [0.0; 2],
-        verify_seconds: 0.0,
-        verify: None,
-        peak_bytes: peak_memory_bytes(),
-        verify_peak_bytes: 0,
-        peak_anon_bytes: [0; 2],
-        dtz50: Dtz50Method::SameAsDtz,
-    })
 }
 
 /// Shows a table's passes on `bar` (solves, then verification): entries done out of `total`.

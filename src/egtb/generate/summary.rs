@@ -73,6 +73,23 @@ pub enum Dtz50Method {
 }
 
 impl TableSummary {
+    /// The summary of a table found present and kept.
+    pub fn kept(material: Material) -> TableSummary {
+        TableSummary {
+            material,
+            built: false,
+            halves: [None, None],
+            seconds: 0.0,
+            split_seconds: [0.0; 2],
+            verify_seconds: 0.0,
+            verify: None,
+            peak_bytes: super::peak_memory_bytes(),
+            verify_peak_bytes: 0,
+            peak_anon_bytes: [0; 2],
+            dtz50: Dtz50Method::SameAsDtz,
+        }
+    }
+
     pub fn positions(&self) -> u64 {
         self.halves.iter().flatten().map(|h| h.positions).sum()
     }

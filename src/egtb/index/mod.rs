@@ -10,9 +10,11 @@
 //! Parts: `geometry` (ranks, reflections, symmetries), `king_placements` (the KK blocks),
 //! `numbering` (squares to numbers, rules A-C), `binomial` (C(n, k) and colex ranks), `layout`
 //! (a half's coordinates), `en_passant` (the e.p. zone's squares and codes), `position`
-//! (`TbPosition`, legality), `half` (one half's index); here, `EndgameIndex` over both halves.
+//! (`TbPosition`, legality), `half` (one half's index), `broken` (the stored counts of broken
+//! entries); here, `EndgameIndex` over both halves.
 
 pub(crate) mod binomial;
+pub(crate) mod broken;
 mod en_passant;
 mod geometry;
 mod half;

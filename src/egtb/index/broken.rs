@@ -4,9 +4,9 @@
 //! Haworth, Heinz (2001), Table 14, with KNNKB btm corrected: the tests count all 3-4 man
 //! endgames again (`index_roundtrip`), the 5-man ones on request.
 
-use super::material::Material;
+use crate::egtb::material::Material;
 
-const COUNTS: &str = include_str!("../../tests/data/nalimov_broken.csv");
+const COUNTS: &str = include_str!("../../../tests/data/nalimov_broken.csv");
 
 /// The stored `[wtm, btm]` broken counts of `m` (canonical colouring), if any.
 pub fn stored(m: &Material) -> Option<[u64; 2]> {
