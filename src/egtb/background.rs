@@ -16,7 +16,7 @@
 
 use super::generate::{gentb, GenOptions};
 use super::material::Material;
-use super::probe::{default_dir, Tablebases};
+use super::probe::Tablebases;
 use crossbeam::channel::{unbounded, Sender};
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, Weak};
@@ -98,7 +98,7 @@ fn build(tb: &Tablebases, m: Material) {
     };
     // The path holds only existing directories and the engine's default one, which alone may
     // be created (`Tablebases::set_path`).
-    let made = dir.is_dir() || (dir == default_dir() && std::fs::create_dir_all(&dir).is_ok());
+    let made = dir.is_dir() || (dir == tb.own_dir() && std::fs::create_dir_all(&dir).is_ok());
     if !made {
         tb.say(&format!(
             "cannot generate {m}: {} is not a directory",

@@ -332,6 +332,12 @@ impl Tablebases {
         }
     }
 
+    /// The engine's own default table directory: the one directory of the path that may be
+    /// created.
+    pub fn own_dir(&self) -> PathBuf {
+        self.own_dir.read().expect("dirs lock").clone()
+    }
+
     /// The table path as set, less the directories that have gone since (other than the
     /// engine's own): the background generator writes into the first, and must not create it.
     pub fn dirs(&self) -> Vec<PathBuf> {
