@@ -176,6 +176,33 @@ fn all_three_and_four_man_tables() {
     assert!(kpkp.value(Metric::Dtm, Half::Wtm, 0).is_none());
 }
 
+/// The bitmap solver (the one of six-man tables) gives every pawnless 3-4 man table exactly the
+/// values recorded from the values solver, verified.
+#[test]
+fn bitmap_solver_gives_the_recorded_values() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let opts = GenOptions {
+        bitmaps: true,
+        ..options(dir.path(), false)
+    };
+    let targets: Vec<Material> = Material::all_up_to(4)
+        .into_iter()
+        .filter(|m| m.men() > 2 && !m.has_pawns())
+        .collect();
+    let built = gentb(&targets, &opts, &mut |s| eprintln!("{}", s.line())).expect("generation");
+    assert_eq!(built.len(), targets.len());
+    let mut failures = Vec::new();
+    for s in &built {
+        assert_eq!(s.verify.as_ref().expect("verified").disagreements, 0);
+        let name = s.material.to_string();
+        let t = EndgameTables::open(dir.path(), &s.material).expect("tables open");
+        if Some(hashes_of(&t)) != value_hashes(&name) {
+            failures.push(name);
+        }
+    }
+    assert!(failures.is_empty(), "values differ: {failures:?}");
+}
+
 /// Issue #7: every claim of the recognizers, on every position of every 3-4 man table, each
 /// colouring, holds for the table's result. The fence detector makes no claim here (its marks
 /// cannot span eight files with three pawns), so the figures of `tests/recognize.rs` test it;

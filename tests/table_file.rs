@@ -295,6 +295,35 @@ fn tbinfo_reports_sizes_and_file_statistics() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A six-man build the machine cannot hold is refused before anything is built (here under an
+/// address-space limit of 2 GB: KQRKBN's bitmaps alone take about 11 GB), with what it needs.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_build_beyond_the_memory_is_refused_up_front() {
+    let dir = temp_dir("refused");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 2000000 && exec {} gentb KQRKBN --dir {}",
+            env!("CARGO_BIN_EXE_engine"),
+            dir.display()
+        ))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        err.contains("KQRKBN cannot be built here: memory:") && err.contains("MiB requested"),
+        "{err}"
+    );
+    assert_eq!(
+        fs::read_dir(&dir).unwrap().count(),
+        0,
+        "something was built"
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// What killed builders left in a table directory (temporary files, staging directories) is
 /// removed by the next build there; what running processes (pid 1) have there is left alone.
 #[cfg(target_os = "linux")]

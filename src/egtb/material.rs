@@ -97,6 +97,15 @@ impl Material {
             && self.count(Color::Black, PieceType::Pawn) > 0
     }
 
+    /// The material after a man of `color` and `kind` (not a king, and present) is taken off.
+    pub fn without(&self, color: Color, kind: PieceType) -> Material {
+        let mut m = *self;
+        let n = &mut m.counts[color.index()][kind.index()];
+        debug_assert!(*n > 0 && kind != PieceType::King);
+        *n -= 1;
+        m
+    }
+
     /// The same men with the colours exchanged (`KRKQ` for `KQKR`).
     pub fn flipped(&self) -> Material {
         Material {

@@ -262,11 +262,37 @@ impl<'a> Layout<'a> {
         pred: &TbPosition,
         kind: PieceType,
     ) -> Option<(Half, u64)> {
-        let m = pred.stm;
-        let (wk, bk) = (pred.king(Color::White), pred.king(Color::Black));
+        self.encode_one_moved(idx, pos, pred, pred.stm, kind)
+    }
+
+    /// The entry of `succ`, reached from `pos` (a valid entry `idx`) by a move of a man of
+    /// type `kind` that captures nothing: as `encode_unmove`, forwards.
+    #[inline]
+    pub fn encode_move(
+        &self,
+        idx: u64,
+        pos: &TbPosition,
+        succ: &TbPosition,
+        kind: PieceType,
+    ) -> Option<(Half, u64)> {
+        self.encode_one_moved(idx, pos, succ, pos.stm, kind)
+    }
+
+    /// The entry of `other`, which differs from `pos` (the valid entry `idx`) in the square of
+    /// one man of colour `m` and type `kind` and in the side to move.
+    #[inline(always)]
+    fn encode_one_moved(
+        &self,
+        idx: u64,
+        pos: &TbPosition,
+        other: &TbPosition,
+        m: Color,
+        kind: PieceType,
+    ) -> Option<(Half, u64)> {
+        let (wk, bk) = (other.king(Color::White), other.king(Color::Black));
         let normal = self.kings_normal(wk, bk);
-        if idx >= self.plain || pred.ep.is_some() || !normal {
-            return self.encode(pred);
+        if idx >= self.plain || other.ep.is_some() || !normal {
+            return self.encode(other);
         }
         let (before, after, weight) = match (kind, m) {
             (PieceType::King, Color::White) => (
@@ -280,11 +306,11 @@ impl<'a> Layout<'a> {
             _ => {
                 let g = &self.groups[self.group_of[m.index()][kind.index()]];
                 let bb = |p: &TbPosition| p.pieces[m.index()][kind.index()].0;
-                (g.rank(bb(pos)), g.rank(bb(pred)), g.weight)
+                (g.rank(bb(pos)), g.rank(bb(other)), g.weight)
             }
         };
         let i = (idx + after * weight).wrapping_sub(before * weight);
-        Some((Half::of(m), i))
+        Some((Half::of(other.stm), i))
     }
 
     /// Can every predecessor of the valid entry `idx` (position `pos`) be numbered from the
@@ -324,15 +350,48 @@ impl<'a> Layout<'a> {
         kind: PieceType,
         to: Square,
         froms: Bitboard,
+        f: impl FnMut(u64),
+    ) {
+        self.moved_entries(idx, pos, !pos.stm, kind, to, froms, f)
+    }
+
+    /// Calls `f` with the entry of each successor of the valid entry `idx` (position `pos`,
+    /// `unmoves_by_squares`) in which the man of type `kind` of the side to move went from
+    /// `from` to one of `tos` (empty squares, legal moves): `pred_entries` forwards.
+    #[inline]
+    pub fn succ_entries(
+        &self,
+        idx: u64,
+        pos: &TbPosition,
+        kind: PieceType,
+        from: Square,
+        tos: Bitboard,
+        f: impl FnMut(u64),
+    ) {
+        self.moved_entries(idx, pos, pos.stm, kind, from, tos, f)
+    }
+
+    /// The entries of the positions, the other side to move, in which the man of colour `m`
+    /// and type `kind` on `at` stands on one of `squares` instead.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn moved_entries(
+        &self,
+        idx: u64,
+        pos: &TbPosition,
+        m: Color,
+        kind: PieceType,
+        at: Square,
+        squares: Bitboard,
         mut f: impl FnMut(u64),
     ) {
-        let m = !pos.stm;
+        let (to, froms) = (at, squares);
         let slow = |from: Square| {
             let mut q = *pos;
-            q.stm = m;
+            q.stm = !pos.stm;
             q.ep = None;
             q.pieces[m.index()][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
-            self.encode(&q).expect("legal predecessor has an entry").1
+            self.encode(&q).expect("legal position has an entry").1
         };
         let step = |from: Square, weight: u64| {
             (idx + from.0 as u64 * weight).wrapping_sub(to.0 as u64 * weight)
@@ -561,7 +620,7 @@ impl<'a> Layout<'a> {
         let at = |p: &TbPosition| {
             let (nh, i) = self
                 .nalimov
-                .index(p)
+                .index_own(p)
                 .expect("a valid entry has a Nalimov index");
             debug_assert_eq!(nh, h);
             i
@@ -754,6 +813,43 @@ mod tests {
 
     /// The solver's shortcut for predecessors gives the entry `encode` gives, for every
     /// un-move of every entry (pawn moves, e.p. and like men included).
+    #[test]
+    fn forward_entries_agree_with_encode() {
+        use super::super::moves::{for_each_quiet, for_each_quiet_set, Legality};
+        for name in ["KQKR", "KBBK", "KBNK"] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let mut checked = 0u64;
+            for h in Half::BOTH {
+                for idx in (0..layout.size(h)).step_by(5) {
+                    let Some(pos) = layout.decode(h, idx) else {
+                        continue;
+                    };
+                    let mut made = Vec::new();
+                    for_each_quiet(&pos, |succ, kind| {
+                        let e = layout.encode(succ);
+                        assert_eq!(layout.encode_move(idx, &pos, succ, kind), e, "{name} {idx}");
+                        made.push(e.unwrap().1);
+                        true
+                    });
+                    if layout.unmoves_by_squares(idx, &pos) {
+                        let mut by_squares = Vec::new();
+                        for_each_quiet_set(&pos, &Legality::of(&pos), |kind, from, tos| {
+                            layout.succ_entries(idx, &pos, kind, from, tos, |i| by_squares.push(i));
+                            true
+                        });
+                        made.sort_unstable();
+                        by_squares.sort_unstable();
+                        assert_eq!(made, by_squares, "{name} {h:?} {idx}");
+                    }
+                    checked += made.len() as u64;
+                }
+            }
+            assert!(checked > 200_000, "{name}: {checked}");
+        }
+    }
+
     #[test]
     fn encode_unmove_agrees_with_encode() {
         use super::super::moves::for_each_unmove;

@@ -63,7 +63,7 @@ fn kind_at(pos: &TbPosition, color: Color, sq: Square) -> usize {
 #[inline]
 pub fn for_each_move(pos: &TbPosition, mut f: impl FnMut(&TbPosition, MoveClass) -> bool) -> bool {
     for_each_conversion(pos, &Legality::of(pos), &mut f)
-        && for_each_quiet(pos, |succ| f(succ, MoveClass::Quiet))
+        && for_each_quiet(pos, |succ, _| f(succ, MoveClass::Quiet))
         && for_each_pawn_push(pos, |succ| f(succ, MoveClass::Pawn))
 }
 
@@ -75,10 +75,10 @@ fn emit_legal(succ: &mut TbPosition, f: impl FnOnce(&TbPosition) -> bool) -> boo
     succ.attacked_by(k, succ.stm) || f(succ)
 }
 
-/// Calls `f(successor)` for every legal non-capturing piece or king move (`MoveClass::Quiet`);
-/// stops early (and returns false) when `f` returns false.
+/// Calls `f(successor, kind of the man moved)` for every legal non-capturing piece or king move
+/// (`MoveClass::Quiet`); stops early (and returns false) when `f` returns false.
 #[inline]
-pub fn for_each_quiet(pos: &TbPosition, mut f: impl FnMut(&TbPosition) -> bool) -> bool {
+pub fn for_each_quiet(pos: &TbPosition, mut f: impl FnMut(&TbPosition, PieceType) -> bool) -> bool {
     let us = pos.stm;
     let ui = us.index();
     let occ = pos.occupied();
@@ -90,7 +90,7 @@ pub fn for_each_quiet(pos: &TbPosition, mut f: impl FnMut(&TbPosition) -> bool) 
                 s.ep = None;
                 s.stm = !us;
                 s.pieces[ui][k].0 ^= (1u64 << from.0) | (1u64 << to.0);
-                if !emit_legal(&mut s, &mut f) {
+                if !emit_legal(&mut s, |s| f(s, kind)) {
                     return false;
                 }
             }
@@ -348,6 +348,34 @@ pub fn count_inner_moves(pos: &TbPosition, legal: &Legality) -> InnerMoves {
     InnerMoves { quiet, pushes }
 }
 
+/// The legal non-capturing piece and king moves of the side to move as sets:
+/// `f(kind, from, tos)` for each man that has some; stops early (and returns false) when `f`
+/// returns false. For callers that number successors from the squares alone.
+#[inline]
+pub fn for_each_quiet_set(
+    pos: &TbPosition,
+    legal: &Legality,
+    mut f: impl FnMut(PieceType, Square, Bitboard) -> bool,
+) -> bool {
+    let ui = pos.stm.index();
+    let occ = pos.occupied();
+    for kind in [
+        PieceType::Knight,
+        PieceType::Bishop,
+        PieceType::Rook,
+        PieceType::Queen,
+    ] {
+        for from in pos.pieces[ui][kind.index()] {
+            let tos = legal.keep(from, piece_attacks(kind, from, occ) & !occ);
+            if tos.any() && !f(kind, from, tos) {
+                return false;
+            }
+        }
+    }
+    let tos = legal.king_keep(king_attacks(legal.ksq) & !occ);
+    !tos.any() || f(PieceType::King, legal.ksq, tos)
+}
+
 /// Calls `f(successor)` for every legal non-promoting pawn push, single or double, of the side
 /// to move (the moves `for_each_move` classes as `MoveClass::Pawn`); stops early (and returns
 /// false) when `f` returns false. DTZ's solver values these moves on their own, so they have a
@@ -520,6 +548,37 @@ pub fn for_each_unmove_set(
     }
 }
 
+/// Calls `f(predecessor)` for every legal position, the side not to move in `pos` (m) to
+/// move, from which m reached `pos` by a piece or king capture of a man of kind `captured`:
+/// the man that moved stood on an empty square it attacks from where it stands, the captured
+/// man where it stands now. Pawnless endgames only (no pawn captures, no promotions). The
+/// un-captures lead from a sub-endgame's positions back into this endgame's.
+#[inline]
+pub fn for_each_uncapture(pos: &TbPosition, captured: PieceType, mut f: impl FnMut(&TbPosition)) {
+    let s = pos.stm;
+    let (mi, si) = ((!s).index(), s.index());
+    let occ = pos.occupied();
+    for kind in PIECES {
+        for to in pos.pieces[mi][kind.index()] {
+            let froms = match kind {
+                PieceType::Knight => knight_attacks(to),
+                PieceType::King => king_attacks(to),
+                _ => piece_attacks(kind, to, occ),
+            } & !occ;
+            for from in froms {
+                let mut pred = *pos;
+                pred.pieces[mi][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
+                pred.pieces[si][captured.index()].set(to);
+                pred.stm = !s;
+                // The side not to move in the predecessor must not be in check.
+                if !pred.attacked_by(pred.king(s), !s) {
+                    f(&pred);
+                }
+            }
+        }
+    }
+}
+
 /// The ones of `froms` (empty squares) from which the man of type `kind` on `to`, of the side
 /// that just moved (m), can have come: those whose predecessor leaves the side then not to
 /// move (s) out of check. Un-moving the man empties `to` and fills one square `from`; the
@@ -588,7 +647,7 @@ mod tests {
                         quiet: 0,
                         pushes: 0,
                     };
-                    for_each_quiet(&pos, |_| {
+                    for_each_quiet(&pos, |_, _| {
                         made.quiet += 1;
                         true
                     });
@@ -612,6 +671,44 @@ mod tests {
     /// and un-moves meet the moves that stay in the endgame exactly: as many predecessors over
     /// all entries as in-table moves (in endgames with pawns, where no position is its own
     /// mirror image and each move has one un-move).
+    #[test]
+    fn uncaptures_are_exactly_the_captures_reversed() {
+        // Every capture of every KRBKN position (every 41st entry), un-captured from the
+        // position it reaches, gives back that position; and every un-capture is legal and
+        // has that capture.
+        let m = Material::parse("KRBKN").unwrap();
+        let index = EndgameIndex::new(&m);
+        let layout = Layout::new(&index);
+        let (mut captures, mut found) = (0u64, 0u64);
+        for h in Half::BOTH {
+            for idx in (0..layout.size(h)).step_by(41) {
+                let Some(pos) = layout.decode(h, idx) else {
+                    continue;
+                };
+                for_each_conversion(&pos, &Legality::of(&pos), |succ, class| {
+                    let MoveClass::Convert { captured, .. } = class else {
+                        unreachable!()
+                    };
+                    captures += 1;
+                    let kind = PieceType::from_index(captured as usize);
+                    for_each_uncapture(succ, kind, |pred| {
+                        assert!(!pred.attacked_by(pred.king(!pred.stm), pred.stm));
+                        let mut back = false;
+                        for_each_conversion(pred, &Legality::of(pred), |s, _| {
+                            back |= s == succ;
+                            true
+                        });
+                        assert!(back, "{pred:?} does not capture into {succ:?}");
+                        found += (*pred == pos) as u64;
+                    });
+                    true
+                });
+            }
+        }
+        assert!(captures > 30_000, "{captures}");
+        assert_eq!(found, captures);
+    }
+
     #[test]
     fn unmoves_are_legal_and_meet_every_move() {
         for (name, step) in [

@@ -213,6 +213,15 @@ impl SubTables {
         }
     }
 
+    /// The table (index into `tables`) that `mover`'s capture of a man of kind `captured`
+    /// (no promotion) leads to; None for bare kings or material that cannot arise.
+    pub fn capture_table(&self, mover: Color, captured: PieceType) -> Option<usize> {
+        match self.slot[mover.index()][captured.index()][NONE as usize] {
+            KINGS_ONLY | IMPOSSIBLE => None,
+            s => Some(s as usize),
+        }
+    }
+
     /// Is the 50-move rule known to change no result in any sub-endgame (their DTZ50 files
     /// equal to their DTZ files)? Then DTZ50 of this endgame equals its DTZ whenever no DTZ
     /// value exceeds 100 plies.
@@ -289,6 +298,31 @@ impl SubTables {
 
 // ------------------------------------------------------------------------------------------
 // The solver.
+
+/// Calls `f` with the entry of every predecessor of `pos`, the valid entry `idx`, by a move
+/// that stays in the endgame (pawn moves only with `pawn_moves`).
+#[inline]
+pub(super) fn for_each_pred(
+    layout: &Layout,
+    idx: u64,
+    pos: &TbPosition,
+    pawn_moves: bool,
+    mut f: impl FnMut(Half, u64),
+) {
+    if layout.unmoves_by_squares(idx, pos) {
+        let h = Half::of(!pos.stm);
+        for_each_unmove_set(pos, pawn_moves, |kind, to, froms| {
+            layout.pred_entries(idx, pos, kind, to, froms, |i| f(h, i));
+        });
+        return;
+    }
+    for_each_unmove(pos, pawn_moves, |pred, kind| {
+        let (h, i) = layout
+            .encode_unmove(idx, pos, pred, kind)
+            .expect("legal predecessor has an entry");
+        f(h, i);
+    })
+}
 
 /// Working values of both halves (None for a half that is not stored).
 pub type Work = [Option<Vec<AtomicU16>>; 2];
@@ -417,25 +451,9 @@ impl<'a> Solver<'a> {
         work[half as usize].as_deref().expect("stored half")
     }
 
-    /// Calls `f` with the entry of every predecessor of `pos`, the valid entry `idx`.
     #[inline]
-    fn for_each_pred(&self, idx: u64, pos: &TbPosition, mut f: impl FnMut(Half, u64)) {
-        let pawn_moves = self.metric == Metric::Dtm;
-        if self.layout.unmoves_by_squares(idx, pos) {
-            let h = Half::of(!pos.stm);
-            for_each_unmove_set(pos, pawn_moves, |kind, to, froms| {
-                self.layout
-                    .pred_entries(idx, pos, kind, to, froms, |i| f(h, i));
-            });
-            return;
-        }
-        for_each_unmove(pos, pawn_moves, |pred, kind| {
-            let (h, i) = self
-                .layout
-                .encode_unmove(idx, pos, pred, kind)
-                .expect("legal predecessor has an entry");
-            f(h, i);
-        })
+    fn for_each_pred(&self, idx: u64, pos: &TbPosition, f: impl FnMut(Half, u64)) {
+        for_each_pred(self.layout, idx, pos, self.metric == Metric::Dtm, f)
     }
 
     /// The entry of `succ`, a legal successor that stays in this endgame.

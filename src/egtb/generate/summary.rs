@@ -4,7 +4,7 @@
 
 use super::solve::{self, Wdl, Work};
 use super::verify::VerifyReport;
-use crate::egtb::file::{Metric, Outcome};
+use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::{EndgameIndex, Half};
 use crate::egtb::material::Material;
 use rayon::prelude::*;
@@ -182,13 +182,23 @@ impl HalfSummary {
 }
 
 pub(super) fn summarise_dtm(index: &EndgameIndex, work: &Work) -> [Option<HalfSummary>; 2] {
+    summarise_dtm_by(index, |h, i| {
+        let v = work[h as usize].as_ref().expect("stored half");
+        solve::to_file_value(Metric::Dtm, v[i].load(Relaxed))
+    })
+}
+
+/// The DTM summary of the values `value(half, entry)` of `index`'s stored halves.
+pub(super) fn summarise_dtm_by(
+    index: &EndgameIndex,
+    value: impl Fn(Half, usize) -> TbValue + Sync,
+) -> [Option<HalfSummary>; 2] {
     let mut out: [Option<HalfSummary>; 2] = [None, None];
     for &h in index.stored_halves() {
-        let v = work[h as usize].as_ref().expect("stored half");
-        let s = v
-            .par_iter()
-            .fold(HalfSummary::default, |mut s, a| {
-                match solve::to_file_value(Metric::Dtm, a.load(Relaxed)).outcome() {
+        let s = (0..index.size(h) as usize)
+            .into_par_iter()
+            .fold(HalfSummary::default, |mut s, i| {
+                match value(h, i).outcome() {
                     Outcome::Broken => return s,
                     Outcome::Draw => s.draws += 1,
                     Outcome::Win(n) => {
@@ -215,23 +225,43 @@ pub(super) fn summarise_dtz(
     metric: Metric,
     plain: Option<&Wdl>,
 ) {
-    for h in 0..2 {
-        let (Some(s), Some(v)) = (halves[h].as_mut(), work[h].as_ref()) else {
+    let sizes = [0, 1].map(|h| work[h].as_ref().map_or(0, |v| v.len()));
+    summarise_dtz_by(
+        halves,
+        sizes,
+        metric,
+        |h, i| {
+            let v = work[h as usize].as_ref().expect("stored half");
+            solve::to_file_value(metric, v[i].load(Relaxed))
+        },
+        plain.map(|p| move |h: Half, i: usize| p[h as usize].as_deref().is_some_and(|p| p[i] == 2)),
+    )
+}
+
+/// Adds the DTZ or DTZ50 (`metric`) summary of the values `value(half, entry)` (`sizes[h]`
+/// entries a half) to `halves`; `plain_win(half, entry)`: the entry is a win without the rule.
+pub(super) fn summarise_dtz_by(
+    halves: &mut [Option<HalfSummary>; 2],
+    sizes: [usize; 2],
+    metric: Metric,
+    value: impl Fn(Half, usize) -> TbValue + Sync,
+    plain_win: Option<impl Fn(Half, usize) -> bool + Sync>,
+) {
+    for h in Half::BOTH {
+        let Some(s) = halves[h as usize].as_mut() else {
             continue;
         };
-        let plain = plain.and_then(|p| p[h].as_deref());
-        let part = v
-            .par_iter()
-            .enumerate()
-            .fold(HalfSummary::default, |mut s, (i, a)| {
-                let out = solve::to_file_value(metric, a.load(Relaxed)).outcome();
+        let part = (0..sizes[h as usize])
+            .into_par_iter()
+            .fold(HalfSummary::default, |mut s, i| {
+                let out = value(h, i).outcome();
                 match (out, metric) {
                     (Outcome::Win(n), Metric::Dtz) => s.max_dtz_win = s.max_dtz_win.max(Some(n)),
                     (Outcome::Loss(n), Metric::Dtz) => s.max_dtz_loss = s.max_dtz_loss.max(Some(n)),
                     (Outcome::Win(n), _) => s.max_dtz50_win = s.max_dtz50_win.max(Some(n)),
                     _ => {}
                 }
-                if out == Outcome::Draw && plain.is_some_and(|p| p[i] == 2) {
+                if out == Outcome::Draw && plain_win.as_ref().is_some_and(|p| p(h, i)) {
                     s.dtz50_draws_of_wins += 1;
                 }
                 s

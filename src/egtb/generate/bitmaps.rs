@@ -1,0 +1,563 @@
+//! The pawnless solver in bitmaps (Thompson 1996, Sections 3-4: one bit a position a set),
+//! for endgames whose working values do not fit in memory (six men: up to 21 G entries).
+//!
+//! Per half four bits an entry: won, lost, and the frontiers of the pass (resolved at depth
+//! n, and at n + 1). No value, no un-move counter and no pending capture value is held per
+//! entry:
+//! - a capture's value comes from the sub-table, so the sub-table's positions resolved at
+//!   depth d (DTM: its own depth in plies; DTZ and DTZ50: 0, a capture zeroes) join the
+//!   frontier of pass d: un-captures from them (`moves::for_each_uncapture`) reach this
+//!   endgame's positions the way un-moves from its own frontier do (`Seeds`);
+//! - a predecessor of a loss is a win at the next depth; a predecessor of a win is a candidate,
+//!   lost once every move leads to a win resolved no deeper than n: Thompson's forward check
+//!   (`all_moves_lose`), in the successors' bits and, for captures, the sub-tables;
+//! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
+//!   put together in Nalimov order at the end (`assemble`), in a mapped file (`mapped`).
+//!
+//! The two halves of a pass run one after the other: the first writes only the second's bits
+//! while it reads its own, and the second tells the first's new entries (depth n + 1) from
+//! its older ones by the frontier bit, so no check sees a win of the same pass.
+//! Passes are over blocks of entries, each independent of the others within a pass, and could
+//! be split across machines by blocks of king placements (the layout numbers kings first).
+
+use super::depth_log::{DepthLog, DepthReader, SEGMENT};
+use super::layout::Layout;
+use super::mapped::MappedValues;
+use super::moves::{
+    for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
+    in_check, Legality, MoveClass,
+};
+use super::solve::{for_each_pred, loss, to_file_value, win, SubTables, CODE_DRAW, RULE50_PLIES};
+use super::GenError;
+use crate::chess::{Color, PieceType};
+use crate::egtb::file::{Metric, Outcome};
+use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::Material;
+use crate::memory::{try_vec, OutOfMemory};
+use rayon::prelude::*;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+/// One bit per entry.
+pub struct Bits {
+    words: Vec<AtomicU64>,
+}
+
+impl Bits {
+    fn new(entries: u64) -> Result<Bits, OutOfMemory> {
+        Ok(Bits {
+            words: try_vec(entries.div_ceil(64) as usize, || AtomicU64::new(0))?,
+        })
+    }
+
+    pub(super) fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
+    #[inline(always)]
+    pub fn get(&self, i: u64) -> bool {
+        self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 != 0
+    }
+
+    /// Sets bit `i`; true if it was clear.
+    #[inline(always)]
+    fn set(&self, i: u64) -> bool {
+        let m = 1u64 << (i % 64);
+        self.words[(i / 64) as usize].fetch_or(m, Relaxed) & m == 0
+    }
+}
+
+/// The bits of one half during a solve.
+struct HalfBits {
+    won: Bits,
+    lost: Bits,
+    now: Bits,
+    next: Bits,
+}
+
+impl HalfBits {
+    fn new(entries: u64) -> Result<HalfBits, OutOfMemory> {
+        Ok(HalfBits {
+            won: Bits::new(entries)?,
+            lost: Bits::new(entries)?,
+            now: Bits::new(entries)?,
+            next: Bits::new(entries)?,
+        })
+    }
+}
+
+/// Bytes of memory a solve of `layout` (of `material`) takes at most: four bits an entry, one
+/// candidate bit per entry of the larger half, and four bytes per entry of each sub-table half
+/// that seeds it (counted as if every entry were decided).
+pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
+    let words = |h: Half| layout.size(h).div_ceil(64) * 8;
+    let bits = 4 * (words(Half::Wtm) + words(Half::Btm)) + words(Half::Wtm).max(words(Half::Btm));
+    let mut seeds = 0;
+    for mover in Color::BOTH {
+        for captured in [
+            PieceType::Knight,
+            PieceType::Bishop,
+            PieceType::Rook,
+            PieceType::Queen,
+        ] {
+            if material.count(!mover, captured) == 0 {
+                continue;
+            }
+            let sub = material.without(!mover, captured);
+            if sub.men() > 2 {
+                let index = crate::egtb::index::EndgameIndex::new(&sub.canonical().0);
+                seeds += 4 * Half::BOTH.iter().map(|&h| index.size(h)).max().unwrap_or(0);
+            }
+        }
+    }
+    bits + seeds
+}
+
+/// Where the seeds of a solve come from (`Seeds` without the entries).
+struct SeedPlan {
+    table: usize,
+    half: Half,
+    flip: bool,
+    mover: Color,
+    captured: PieceType,
+}
+
+/// Every sub-table side whose positions un-capture into `material`'s.
+fn seed_plan(subs: &SubTables, material: &Material) -> Vec<SeedPlan> {
+    let mut out = Vec::new();
+    for mover in Color::BOTH {
+        for captured in [
+            PieceType::Knight,
+            PieceType::Bishop,
+            PieceType::Rook,
+            PieceType::Queen,
+        ] {
+            let Some(t) = subs.capture_table(mover, captured) else {
+                continue;
+            };
+            let table = &subs.tables[t];
+            let y = !mover;
+            let sub = material.without(y, captured);
+            for &half in table.index().stored_halves() {
+                for flip in [false, true] {
+                    let (m, stm) = if flip {
+                        (table.material().flipped(), !half.stm())
+                    } else {
+                        (table.material(), half.stm())
+                    };
+                    if m == sub && stm == y {
+                        out.push(SeedPlan {
+                            table: t,
+                            half,
+                            flip,
+                            mover,
+                            captured,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One side of one sub-table seen from this endgame: its positions with Y (`!mover`) to move,
+/// reached by `mover`'s capture of a man of kind `captured`, grouped by the depth at which
+/// they join the frontier.
+struct Seeds {
+    table: usize,
+    half: Half,
+    /// The sub-table's colours are the flip of this endgame's.
+    flip: bool,
+    mover: Color,
+    captured: PieceType,
+    /// `entries[starts[d]..starts[d + 1]]` join at depth d.
+    starts: Vec<usize>,
+    /// Sub-table entries; `Y_WINS` marks those that Y, to move, wins.
+    entries: Vec<u32>,
+}
+
+const Y_WINS: u32 = 1 << 31;
+
+/// A finished solve: which entries are won, and at what depth each decided one was resolved.
+pub struct Resolved {
+    won: [Bits; 2],
+    log: DepthReader,
+}
+
+pub struct BitmapSolver<'a> {
+    pub layout: &'a Layout<'a>,
+    pub subs: &'a SubTables,
+    pub material: Material,
+    pub metric: Metric,
+}
+
+impl BitmapSolver<'_> {
+    /// The depth in plies at which a sub-table value joins the frontier, and whether Y wins;
+    /// None for draws and broken entries.
+    fn seed_depth(&self, v: crate::egtb::file::TbValue) -> Option<(u16, bool)> {
+        let zero = self.metric != Metric::Dtm;
+        match v.outcome() {
+            Outcome::Win(k) => Some((if zero { 0 } else { 2 * k - 1 }, true)),
+            Outcome::Loss(k) => Some((if zero { 0 } else { 2 * k }, false)),
+            _ => None,
+        }
+    }
+
+    fn seeds(&self) -> Result<Vec<Seeds>, GenError> {
+        seed_plan(self.subs, &self.material)
+            .into_iter()
+            .map(|p| self.seeds_of(p))
+            .collect()
+    }
+
+    fn seeds_of(&self, plan: SeedPlan) -> Result<Seeds, GenError> {
+        let SeedPlan {
+            table: t,
+            half,
+            flip,
+            mover,
+            captured,
+        } = plan;
+        const CHUNK: u64 = 1 << 14;
+        let table = &self.subs.tables[t];
+        let size = table.index().size(half);
+        assert!(size < Y_WINS as u64, "sub-table entries fit 31 bits");
+        let value = |idx: u64| {
+            self.seed_depth(
+                table
+                    .value(self.metric, half, idx)
+                    .expect("entry in the file"),
+            )
+        };
+        // Count by depth, then place each entry at its depth's cursor.
+        let counts = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .fold(Vec::<usize>::new, |mut c, k| {
+                for idx in k * CHUNK..((k + 1) * CHUNK).min(size) {
+                    if let Some((d, _)) = value(idx) {
+                        if c.len() <= d as usize {
+                            c.resize(d as usize + 1, 0);
+                        }
+                        c[d as usize] += 1;
+                    }
+                }
+                c
+            })
+            .reduce(Vec::new, |a, b| {
+                let (mut long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+                for (x, y) in long.iter_mut().zip(short) {
+                    *x += y;
+                }
+                long
+            });
+        let mut starts = vec![0usize; counts.len() + 1];
+        for (d, c) in counts.iter().enumerate() {
+            starts[d + 1] = starts[d] + c;
+        }
+        let cursors: Vec<AtomicUsize> = starts.iter().map(|&s| AtomicUsize::new(s)).collect();
+        let slots = try_vec(starts[counts.len()], || AtomicU32::new(0))?;
+        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|k| {
+            for idx in k * CHUNK..((k + 1) * CHUNK).min(size) {
+                if let Some((d, y_wins)) = value(idx) {
+                    let at = cursors[d as usize].fetch_add(1, Relaxed);
+                    slots[at].store(idx as u32 | if y_wins { Y_WINS } else { 0 }, Relaxed);
+                }
+            }
+        });
+        Ok(Seeds {
+            table: t,
+            half,
+            flip,
+            mover,
+            captured,
+            starts,
+            entries: slots.into_iter().map(AtomicU32::into_inner).collect(),
+        })
+    }
+
+    /// Runs the solve; the depths go to a log at `log_path`. `on_pass(pass, resolved)`.
+    pub fn solve(
+        &self,
+        log_path: &Path,
+        on_pass: &(dyn Fn(u32, u64) + Sync),
+    ) -> Result<Resolved, GenError> {
+        let io = |e: io::Error| GenError::Io(log_path.to_path_buf(), e);
+        let layout = self.layout;
+        let mut bits = [
+            HalfBits::new(layout.size(Half::Wtm))?,
+            HalfBits::new(layout.size(Half::Btm))?,
+        ];
+        let cand = Bits::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
+        let seeds = self.seeds()?;
+        let mut log = DepthLog::create(log_path).map_err(io)?;
+        const CHUNK: u64 = 1 << 12;
+
+        // Depth 0: the mates.
+        let resolved = AtomicU64::new(0);
+        for h in Half::BOTH {
+            let b = &bits[h as usize];
+            let size = layout.size(h);
+            (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                layout.scan(
+                    h,
+                    c * CHUNK..((c + 1) * CHUNK).min(size),
+                    &|idx: u64, pos: Option<&TbPosition>| {
+                        if let Some(pos) = pos {
+                            if in_check(pos) && for_each_move(pos, |_, _| false) {
+                                b.lost.set(idx);
+                                b.now.set(idx);
+                                resolved.fetch_add(1, Relaxed);
+                            }
+                        }
+                    },
+                );
+            });
+            log.append(h, 0, &b.now).map_err(io)?;
+        }
+        on_pass(0, resolved.load(Relaxed));
+
+        let last_seed = seeds
+            .iter()
+            .map(|s| s.starts.len().saturating_sub(2))
+            .max()
+            .unwrap_or(0) as u16;
+        let cap = if self.metric == Metric::Dtz50 {
+            RULE50_PLIES
+        } else {
+            u16::MAX / 4
+        };
+        let mut n: u16 = 0;
+        while n < cap {
+            let fresh = AtomicU64::new(0);
+            for h in Half::BOTH {
+                // Y = the side to move of `h`: its positions at depth n, in this table and in
+                // the sub-tables its opponent captures into. Predecessors of losses are won
+                // at once; those of wins are checked once each, after all are marked.
+                self.frontier(&bits, &cand, h, &fresh);
+                for s in seeds.iter().filter(|s| s.mover != h.stm()) {
+                    self.seed(&bits, &cand, s, n, &fresh);
+                }
+                self.check_candidates(&bits, &cand, h, n, &fresh);
+            }
+            for b in bits.iter_mut() {
+                std::mem::swap(&mut b.now, &mut b.next);
+            }
+            for h in Half::BOTH {
+                log.append(h, n + 1, &bits[h as usize].now).map_err(io)?;
+            }
+            let done = fresh.load(Relaxed);
+            resolved.fetch_add(done, Relaxed);
+            n += 1;
+            on_pass(n as u32, resolved.load(Relaxed));
+            if done == 0 && n > last_seed {
+                break;
+            }
+        }
+        let [w, b] = bits;
+        Ok(Resolved {
+            won: [w.won, b.won],
+            log: log.finish().map_err(io)?,
+        })
+    }
+
+    /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared).
+    fn frontier(&self, bits: &[HalfBits; 2], cand: &Bits, h: Half, fresh: &AtomicU64) {
+        let b = &bits[h as usize];
+        b.now
+            .words()
+            .par_chunks(WORDS)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let mut done = 0;
+                for (k, word) in chunk.iter().enumerate() {
+                    if word.load(Relaxed) == 0 {
+                        continue;
+                    }
+                    let mut w = word.swap(0, Relaxed);
+                    let base = ((c * WORDS + k) * 64) as u64;
+                    while w != 0 {
+                        let idx = base + w.trailing_zeros() as u64;
+                        w &= w - 1;
+                        let pos = self.layout.decode_valid(h, idx);
+                        let lost = b.lost.get(idx);
+                        for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
+                            done += reach(bits, cand, ph, pi, lost) as u64;
+                        });
+                    }
+                }
+                fresh.fetch_add(done, Relaxed);
+            });
+    }
+
+    /// Pass n for the sub-table positions of `s` at depth n: their un-captures.
+    fn seed(&self, bits: &[HalfBits; 2], cand: &Bits, s: &Seeds, n: u16, fresh: &AtomicU64) {
+        let Some(range) = s.starts.get(n as usize..=n as usize + 1) else {
+            return;
+        };
+        let table = &self.subs.tables[s.table];
+        s.entries[range[0]..range[1]]
+            .par_chunks(1 << 10)
+            .for_each(|chunk| {
+                let mut done = 0;
+                for &e in chunk {
+                    let idx = (e & !Y_WINS) as u64;
+                    // Files that leave broken entries unmarked give them a neighbour's value.
+                    let Some(pos) = table.index().decode(s.half, idx) else {
+                        continue;
+                    };
+                    let pos = if s.flip { pos.color_flipped() } else { pos };
+                    let y_lost = e & Y_WINS == 0;
+                    for_each_uncapture(&pos, s.captured, |pred| {
+                        let (ph, pi) = self
+                            .layout
+                            .encode(pred)
+                            .expect("legal position has an entry");
+                        done += reach(bits, cand, ph, pi, y_lost) as u64;
+                    });
+                }
+                fresh.fetch_add(done, Relaxed);
+            });
+    }
+
+    /// The candidates marked in the half before `h` (predecessors of its wins at depth n):
+    /// lost at n + 1 if every move now loses. Clears `cand`.
+    fn check_candidates(
+        &self,
+        bits: &[HalfBits; 2],
+        cand: &Bits,
+        h: Half,
+        n: u16,
+        fresh: &AtomicU64,
+    ) {
+        let ph = Half::of(!h.stm());
+        let b = &bits[ph as usize];
+        cand.words()
+            .par_chunks(WORDS)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let mut done = 0;
+                for (k, word) in chunk.iter().enumerate() {
+                    if word.load(Relaxed) == 0 {
+                        continue;
+                    }
+                    let mut w = word.swap(0, Relaxed);
+                    let base = ((c * WORDS + k) * 64) as u64;
+                    while w != 0 {
+                        let pi = base + w.trailing_zeros() as u64;
+                        w &= w - 1;
+                        if b.won.get(pi) || b.lost.get(pi) {
+                            continue;
+                        }
+                        let pos = self.layout.decode_valid(ph, pi);
+                        if self.all_moves_lose(bits, pi, &pos, n) && b.lost.set(pi) {
+                            b.next.set(pi);
+                            done += 1;
+                        }
+                    }
+                }
+                fresh.fetch_add(done, Relaxed);
+            });
+    }
+
+    /// Does every move of `pos` (the entry `idx`) lead to a position its opponent wins,
+    /// resolved no deeper than n? In-table successors first: their bits are cheaper than a
+    /// sub-table probe.
+    fn all_moves_lose(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition, n: u16) -> bool {
+        let mover = pos.stm;
+        let sb = &bits[Half::of(!mover) as usize];
+        let won = |i: u64| sb.won.get(i) && !sb.next.get(i);
+        let legal = Legality::of(pos);
+        let quiet = if self.layout.unmoves_by_squares(idx, pos) {
+            for_each_quiet_set(pos, &legal, |kind, from, tos| {
+                let mut all = true;
+                self.layout
+                    .succ_entries(idx, pos, kind, from, tos, |i| all &= won(i));
+                all
+            })
+        } else {
+            for_each_quiet(pos, |succ, kind| {
+                let (_, i) = self
+                    .layout
+                    .encode_move(idx, pos, succ, kind)
+                    .expect("legal successor has an entry");
+                won(i)
+            })
+        };
+        quiet
+            && for_each_conversion(pos, &legal, |succ, class| {
+                let MoveClass::Convert { captured, promoted } = class else {
+                    unreachable!("pawnless")
+                };
+                let v = self
+                    .subs
+                    .value(self.metric, mover, captured, promoted, succ);
+                matches!(self.seed_depth(v), Some((d, true)) if d <= n)
+            })
+    }
+}
+
+/// Words of a bitmap a task takes.
+const WORDS: usize = 64;
+
+/// Entry `pi` of half `ph` has a move to a position resolved at the pass's depth: won at
+/// once if that position is lost (`to_loss`; true if newly resolved), else marked a candidate.
+#[inline]
+fn reach(bits: &[HalfBits; 2], cand: &Bits, ph: Half, pi: u64, to_loss: bool) -> bool {
+    let b = &bits[ph as usize];
+    if to_loss {
+        if b.lost.get(pi) || !b.won.set(pi) {
+            return false;
+        }
+        b.next.set(pi);
+        return true;
+    }
+    if !b.won.get(pi) && !b.lost.get(pi) {
+        cand.set(pi);
+    }
+    false
+}
+
+impl Resolved {
+    /// Writes the values into `out` (Nalimov order, the halves the index stores): each valid
+    /// entry's depth from the log, win or loss from the bits, draws for the rest; with
+    /// `cap`, wins and losses deeper than `cap` plies are draws (DTZ50 from DTZ).
+    pub fn assemble(
+        &self,
+        layout: &Layout,
+        metric: Metric,
+        cap: Option<u16>,
+        out: &MappedValues,
+    ) -> io::Result<()> {
+        for &h in layout.nalimov().stored_halves() {
+            let cells = out.cells(h);
+            let won = &self.won[h as usize];
+            let size = layout.size(h);
+            (0..size.div_ceil(SEGMENT))
+                .into_par_iter()
+                .try_for_each(|seg| -> io::Result<()> {
+                    let first = seg * SEGMENT;
+                    let end = (first + SEGMENT).min(size);
+                    let mut codes = vec![CODE_DRAW; (end - first) as usize];
+                    let mut scratch = Vec::new();
+                    self.log.for_each_resolved(h, seg, &mut scratch, |idx, d| {
+                        if cap.is_some_and(|c| d > c) {
+                            return;
+                        }
+                        codes[(idx - first) as usize] = if won.get(idx) { win(d) } else { loss(d) };
+                    })?;
+                    layout.scan(h, first..end, &|idx: u64, pos: Option<&TbPosition>| {
+                        if let Some(pos) = pos {
+                            let v = to_file_value(metric, codes[(idx - first) as usize]).raw();
+                            layout.nalimov_entries(h, idx, pos, |ni| {
+                                cells[ni as usize].store(v, Relaxed)
+                            });
+                        }
+                    });
+                    Ok(())
+                })?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,167 @@
+//! The entries each pass of `bitmaps` resolved, kept on disk: after pass n the bitmap of the
+//! entries resolved at depth n + 1, per half, cut into segments of `SEGMENT` entries, the
+//! empty ones left out and the rest compressed. The solve then needs no value per entry in
+//! memory; the values are put together at the end, one segment at a time
+//! (`DepthReader::for_each_resolved`), from the few passes that touched it.
+
+use super::bitmaps::Bits;
+use crate::egtb::index::Half;
+use memmap2::Mmap;
+use rayon::prelude::*;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Entries a record covers (a multiple of 64: whole words of a bitmap).
+pub const SEGMENT: u64 = 1 << 20;
+const SEGMENT_WORDS: usize = (SEGMENT / 64) as usize;
+
+/// Fast compression: the records are written once and read once, and most are sparse.
+const LEVEL: i32 = 1;
+
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    half: u8,
+    segment: u32,
+    depth: u16,
+    offset: u64,
+    len: u32,
+}
+
+/// The log being written, pass by pass.
+pub struct DepthLog {
+    path: PathBuf,
+    out: Option<BufWriter<File>>,
+    records: Vec<Record>,
+    written: u64,
+}
+
+impl DepthLog {
+    /// A new log at `path` (a file of the build's staging directory).
+    pub fn create(path: &Path) -> io::Result<DepthLog> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        Ok(DepthLog {
+            path: path.to_path_buf(),
+            out: Some(BufWriter::with_capacity(1 << 20, file)),
+            records: Vec::new(),
+            written: 0,
+        })
+    }
+
+    /// Records that the entries set in `bits` (of half `half`) were resolved at `depth`.
+    pub fn append(&mut self, half: Half, depth: u16, bits: &Bits) -> io::Result<()> {
+        let parts: Vec<(u32, Vec<u8>)> = bits
+            .words()
+            .par_chunks(SEGMENT_WORDS)
+            .enumerate()
+            .filter_map(|(s, words)| {
+                if words
+                    .iter()
+                    .all(|w| w.load(std::sync::atomic::Ordering::Relaxed) == 0)
+                {
+                    return None;
+                }
+                let raw: Vec<u8> = words
+                    .iter()
+                    .flat_map(|w| w.load(std::sync::atomic::Ordering::Relaxed).to_le_bytes())
+                    .collect();
+                Some((s as u32, zstd::bulk::compress(&raw, LEVEL)))
+            })
+            .map(|(s, r)| r.map(|bytes| (s, bytes)))
+            .collect::<io::Result<_>>()?;
+        let out = self.out.as_mut().expect("open until finished");
+        for (segment, bytes) in parts {
+            out.write_all(&bytes)?;
+            self.records.push(Record {
+                half: half as u8,
+                segment,
+                depth,
+                offset: self.written,
+                len: bytes.len() as u32,
+            });
+            self.written += bytes.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// The finished log, for reading.
+    pub fn finish(mut self) -> io::Result<DepthReader> {
+        let out = self.out.take().expect("finished once");
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_data()?;
+        // SAFETY: the file was created new by this build in its own staging directory, is
+        // complete, and nothing writes it again while it is mapped (it is removed when the
+        // reader is dropped). An empty file cannot be mapped on every platform: no map then.
+        let map = if self.written == 0 {
+            None
+        } else {
+            Some(unsafe { Mmap::map(&file)? })
+        };
+        let mut records = std::mem::take(&mut self.records);
+        records.sort_unstable_by_key(|r| (r.half, r.segment, r.depth));
+        Ok(DepthReader {
+            path: std::mem::take(&mut self.path),
+            map,
+            records,
+        })
+    }
+}
+
+impl Drop for DepthLog {
+    fn drop(&mut self) {
+        if !self.path.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// A finished log: which depth every resolved entry has.
+pub struct DepthReader {
+    path: PathBuf,
+    map: Option<Mmap>,
+    records: Vec<Record>,
+}
+
+impl DepthReader {
+    /// Calls `f(entry, depth)` for every entry of segment `segment` of half `half` that was
+    /// resolved (at most once per entry; the others are draws or broken). `words` is scratch.
+    pub fn for_each_resolved(
+        &self,
+        half: Half,
+        segment: u64,
+        words: &mut Vec<u8>,
+        mut f: impl FnMut(u64, u16),
+    ) -> io::Result<()> {
+        let key = (half as u8, segment as u32);
+        let first = self.records.partition_point(|r| (r.half, r.segment) < key);
+        let map = self.map.as_deref().unwrap_or(&[]);
+        for r in self.records[first..]
+            .iter()
+            .take_while(|r| (r.half, r.segment) == key)
+        {
+            let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
+            words.resize(SEGMENT_WORDS * 8, 0);
+            let n = zstd::bulk::decompress_to_buffer(src, words)?;
+            for (w, chunk) in words[..n].chunks_exact(8).enumerate() {
+                let mut bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                while bits != 0 {
+                    let e = segment * SEGMENT + w as u64 * 64 + bits.trailing_zeros() as u64;
+                    bits &= bits - 1;
+                    f(e, r.depth);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for DepthReader {
+    fn drop(&mut self) {
+        self.map = None;
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
