@@ -3,6 +3,7 @@
 //! calls the library.
 
 mod gentb;
+mod paper;
 mod probe;
 mod tbinfo;
 
@@ -43,7 +44,8 @@ enum Command {
     },
     /// Table values of a position and its moves, and the move SZ°Z50Z picks.
     Probe(probe::ProbeArgs),
-    /// Index sizes and broken entries of an endgame's two halves, and what its table files hold.
+    /// Index sizes and broken entries of an endgame's two halves, and what its table files hold;
+    /// with --paper, the six-man tables against Bourzutschky, Tamplin, Haworth (2005).
     Tbinfo(tbinfo::TbinfoArgs),
     /// Build endgame tables (DTM, DTZ, DTZ50) with the sub-endgames they need, then verify them.
     Gentb(gentb::GentbArgs),

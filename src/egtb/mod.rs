@@ -11,14 +11,18 @@
 //!   e.p. zone handled inside) and `file::TableFile::value(half, i)`; `TbValue::outcome` decodes.
 //! * in play: the registry and probe (`probe`), the root strategy SZ°Z50⁻Z⁻ (`strategy`), the
 //!   background generator (`background`), both building through `staging`.
+//! * against the literature: what the 50-move rule does to an endgame (`dtz_stats`) and the
+//!   six-man figures of Bourzutschky, Tamplin, Haworth (2005) beside ours (`paper`).
 
 pub mod background;
 mod blockcache;
+pub mod dtz_stats;
 pub mod file;
 pub mod generate;
 pub mod index;
 pub mod info;
 pub mod material;
+pub mod paper;
 pub mod probe;
 pub mod recompress;
 pub mod staging;

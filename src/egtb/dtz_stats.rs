@@ -1,0 +1,181 @@
+//! What an endgame's DTZ and DTZ50 files say about the 50-move rule, in the terms of
+//! Bourzutschky, Tamplin, Haworth (2005), Tables 3-5: per side to move and winner, the deepest
+//! DTZ and DTZ50 wins with the number of positions at that depth, the wins the rule draws and
+//! the wins it delays. Positions are counted, not index entries (`EndgameIndex::counts_position`).
+
+use super::file::{Metric, Outcome};
+use super::index::Half;
+use super::material::Material;
+use super::tables::EndgameTables;
+use crate::chess::Color;
+use rayon::prelude::*;
+
+/// The deepest wins of one metric among some positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deepest {
+    /// The depth in the paper's unit, the winner's moves: ceil(plies / 2).
+    pub moves: u16,
+    /// Positions at that many moves. A move's two plies can both be the depth: a win whose
+    /// zeroing move is the winner's (odd plies) or the loser's forced capture (even).
+    pub positions: u64,
+    /// The largest depth in plies among them.
+    pub plies: u16,
+}
+
+impl Deepest {
+    /// A position at `plies` more.
+    fn add(this: &mut Option<Deepest>, plies: u16) {
+        let moves = plies.div_ceil(2);
+        match this {
+            Some(d) if d.moves > moves => {}
+            Some(d) if d.moves == moves => {
+                d.positions += 1;
+                d.plies = d.plies.max(plies);
+            }
+            _ => {
+                *this = Some(Deepest {
+                    moves,
+                    positions: 1,
+                    plies,
+                })
+            }
+        }
+    }
+
+    /// The deeper of two, positions added where equal.
+    fn merge(a: Option<Deepest>, b: Option<Deepest>) -> Option<Deepest> {
+        match (a, b) {
+            (Some(x), Some(y)) if x.moves == y.moves => Some(Deepest {
+                moves: x.moves,
+                positions: x.positions + y.positions,
+                plies: x.plies.max(y.plies),
+            }),
+            (Some(x), Some(y)) => Some(if x.moves > y.moves { x } else { y }),
+            (x, y) => x.or(y),
+        }
+    }
+}
+
+/// The figures of one side to move and one winner.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WinStats {
+    /// Positions DTZ calls won: the paper's "nominal wins".
+    pub wins: u64,
+    pub max_dtz: Option<Deepest>,
+    /// Over the wins that hold under the 50-move rule (DTZ50 wins).
+    pub max_dtz50: Option<Deepest>,
+    /// DTZ wins that DTZ50 calls draws (Table 5, "extra draws").
+    pub drawn_by_rule50: u64,
+    /// Wins under both whose DTZ50 is more plies than their DTZ (Table 5, "delayed").
+    pub delayed_by_rule50: u64,
+}
+
+impl WinStats {
+    /// The figures of one entry whose DTZ and DTZ50, from the winner's side, are `dtz` and
+    /// `dtz50` plies (None: not a win for that side).
+    fn add(&mut self, dtz: Option<u16>, dtz50: Option<u16>) {
+        if let Some(z) = dtz {
+            self.wins += 1;
+            Deepest::add(&mut self.max_dtz, z);
+            match dtz50 {
+                None => self.drawn_by_rule50 += 1,
+                Some(z50) if z50 > z => self.delayed_by_rule50 += 1,
+                Some(_) => {}
+            }
+        }
+        if let Some(z50) = dtz50 {
+            Deepest::add(&mut self.max_dtz50, z50);
+        }
+    }
+
+    fn merge(self, o: WinStats) -> WinStats {
+        WinStats {
+            wins: self.wins + o.wins,
+            max_dtz: Deepest::merge(self.max_dtz, o.max_dtz),
+            max_dtz50: Deepest::merge(self.max_dtz50, o.max_dtz50),
+            drawn_by_rule50: self.drawn_by_rule50 + o.drawn_by_rule50,
+            delayed_by_rule50: self.delayed_by_rule50 + o.delayed_by_rule50,
+        }
+    }
+}
+
+/// The figures of an endgame, per side to move and winner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndgameStats {
+    pub material: Material,
+    /// Indexed by `Half as usize`, then by the winner's `Color::index()` (open to `egtb` for
+    /// its tests).
+    pub(super) by: [[WinStats; 2]; 2],
+}
+
+impl EndgameStats {
+    /// The figures of the positions with `stm` to move that `winner` wins: the paper's columns
+    /// 1-0 wtm, 1-0 btm, 0-1 wtm, 0-1 btm are (Wtm, White), (Btm, White), (Wtm, Black),
+    /// (Btm, Black).
+    pub fn get(&self, stm: Half, winner: Color) -> &WinStats {
+        &self.by[stm as usize][winner.index()]
+    }
+}
+
+/// Reads every entry of the DTZ and DTZ50 files of `tables` (all threads of rayon's pool) and
+/// counts each position once. The files must hold every entry of the index
+/// (`paper::compare_dir` checks their headers first).
+pub fn scan(tables: &EndgameTables) -> EndgameStats {
+    let index = tables.index();
+    // [half][0: side to move wins, 1: it loses]
+    let mut by_stm = [[WinStats::default(); 2]; 2];
+    for &h in index.stored_halves() {
+        const CHUNK: u64 = 1 << 16;
+        let size = index.size(h);
+        by_stm[h as usize] = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .fold(
+                || [WinStats::default(); 2],
+                |mut s, c| {
+                    for i in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                        // Broken entries hold their neighbours' values: only a decoded
+                        // position says the entry is one.
+                        let Some(pos) = index.decode(h, i) else {
+                            continue;
+                        };
+                        if !index.counts_position(i, &pos) {
+                            continue;
+                        }
+                        // DTM is not needed: reading it would cost a third more decompression.
+                        let value = |m| tables.value(m, h, i).expect("entry in range").outcome();
+                        let (dtz, dtz50) = (value(Metric::Dtz), value(Metric::Dtz50));
+                        let win = |o| match o {
+                            Outcome::Win(n) => Some(n),
+                            _ => None,
+                        };
+                        let loss = |o| match o {
+                            Outcome::Loss(n) => Some(n),
+                            _ => None,
+                        };
+                        s[0].add(win(dtz), win(dtz50));
+                        s[1].add(loss(dtz), loss(dtz50));
+                    }
+                    s
+                },
+            )
+            .reduce(
+                || [WinStats::default(); 2],
+                |a, b| [a[0].merge(b[0]), a[1].merge(b[1])],
+            );
+    }
+    // A symmetric endgame stores Btm only; its Wtm positions are those with colours flipped,
+    // the same figures for the side to move.
+    if index.material().is_symmetric() {
+        by_stm[Half::Wtm as usize] = by_stm[Half::Btm as usize];
+    }
+    let mut by = [[WinStats::default(); 2]; 2];
+    for h in Half::BOTH {
+        let stm = h.stm();
+        by[h as usize][stm.index()] = by_stm[h as usize][0];
+        by[h as usize][(!stm).index()] = by_stm[h as usize][1];
+    }
+    EndgameStats {
+        material: index.material(),
+        by,
+    }
+}
