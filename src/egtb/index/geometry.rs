@@ -89,28 +89,6 @@ impl Symmetry {
     }
 }
 
-/// The long diagonals a1-h8 and h1-a8, each with the reflection in it: with both kings on one,
-/// that reflection keeps the kings in their canonical zone, so a position and its reflection may
-/// get an entry each.
-pub(super) const LONG_DIAGONALS: [(u64, Symmetry); 2] = [
-    (
-        0x8040_2010_0804_0201,
-        Symmetry {
-            mirror_files: false,
-            mirror_ranks: false,
-            transpose: true,
-        },
-    ),
-    (
-        0x0102_0408_1020_4080,
-        Symmetry {
-            mirror_files: true,
-            mirror_ranks: true,
-            transpose: true,
-        },
-    ),
-];
-
 /// The symmetry bringing the stm king into a1-d1-d4 (pawnless, with the sntm king into
 /// a1-h1-h8 when the stm king is on the diagonal) or onto files a-d (with pawns).
 #[inline(always)]
@@ -131,17 +109,6 @@ pub fn normalising_symmetry(pawns: bool, ks: Square, kn: Square) -> Symmetry {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn long_diagonal_reflections_fix_their_diagonal() {
-        for (axis, sym) in LONG_DIAGONALS {
-            assert_eq!(Bitboard(axis).count(), 8);
-            for s in Bitboard(axis) {
-                assert_eq!(sym.square(s), s);
-            }
-            assert_ne!(sym.square(Square(1)), Square(1), "b1 is off both diagonals");
-        }
-    }
 
     #[test]
     fn bitboard_symmetries_match_square_symmetries() {

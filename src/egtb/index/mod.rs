@@ -29,7 +29,7 @@ pub use position::TbPosition;
 
 use super::material::Material;
 use crate::chess::{Color, PieceType};
-use geometry::{LONG_DIAGONALS, PAWN_RANKS};
+use geometry::PAWN_RANKS;
 use half::HalfIndex;
 use rayon::prelude::*;
 
@@ -157,26 +157,6 @@ impl EndgameIndex {
         } else {
             Some(pos)
         }
-    }
-
-    /// Is entry `idx`, which decodes to `pos`, the entry that stands for its position when
-    /// positions are counted? Pawnless, with both kings on a long diagonal, the index gives a
-    /// position and its reflection in that diagonal an entry each (the same position up to
-    /// symmetry, the same values): only the smaller of the two counts. Every other entry that
-    /// decodes is the only one of its position.
-    #[inline]
-    pub fn counts_position(&self, idx: u64, pos: &TbPosition) -> bool {
-        if self.material.has_pawns() {
-            return true;
-        }
-        let kings =
-            (pos.pieces[0][PieceType::King.index()] | pos.pieces[1][PieceType::King.index()]).0;
-        LONG_DIAGONALS.iter().all(|&(axis, reflection)| {
-            kings & !axis != 0
-                || self
-                    .index(&pos.transformed(reflection))
-                    .is_none_or(|(_, twin)| twin >= idx)
-        })
     }
 
     /// Broken entries of a half: entries no legal position maps to. Decodes the whole range on
