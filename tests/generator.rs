@@ -177,12 +177,13 @@ fn all_three_and_four_man_tables() {
 }
 
 /// The bitmap solver (the one of six-man tables) gives every pawnless 3-4 man table exactly the
-/// values recorded from the values solver, verified.
+/// values recorded from the values solver (whose tables the other tests verify).
 #[test]
 fn bitmap_solver_gives_the_recorded_values() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let opts = GenOptions {
         bitmaps: true,
+        verify: false,
         ..options(dir.path(), false)
     };
     let targets: Vec<Material> = Material::all_up_to(4)
@@ -193,7 +194,7 @@ fn bitmap_solver_gives_the_recorded_values() {
     assert_eq!(built.len(), targets.len());
     let mut failures = Vec::new();
     for s in &built {
-        assert_eq!(s.verify.as_ref().expect("verified").disagreements, 0);
+        assert!(s.built);
         let name = s.material.to_string();
         let t = EndgameTables::open(dir.path(), &s.material).expect("tables open");
         if Some(hashes_of(&t)) != value_hashes(&name) {
