@@ -60,6 +60,30 @@ impl Bits {
         self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 != 0
     }
 
+    /// Clears every set bit, calling `f(i)` for each (in parallel); the sum of what `f` returns.
+    fn drain(&self, f: impl Fn(u64) -> u64 + Sync) -> u64 {
+        self.words
+            .par_chunks(WORDS)
+            .enumerate()
+            .map(|(c, chunk)| {
+                let mut sum = 0;
+                for (k, word) in chunk.iter().enumerate() {
+                    // Most words are empty: a plain load skips them without a locked exchange.
+                    if word.load(Relaxed) == 0 {
+                        continue;
+                    }
+                    let mut w = word.swap(0, Relaxed);
+                    let base = ((c * WORDS + k) * 64) as u64;
+                    while w != 0 {
+                        sum += f(base + w.trailing_zeros() as u64);
+                        w &= w - 1;
+                    }
+                }
+                sum
+            })
+            .sum()
+    }
+
     /// Sets bit `i`; true if it was clear.
     #[inline(always)]
     fn set(&self, i: u64) -> bool {
@@ -365,30 +389,16 @@ impl BitmapSolver<'_> {
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared).
     fn frontier(&self, bits: &[HalfBits; 2], cand: &Bits, h: Half, fresh: &AtomicU64) {
         let b = &bits[h as usize];
-        b.now
-            .words()
-            .par_chunks(WORDS)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let mut done = 0;
-                for (k, word) in chunk.iter().enumerate() {
-                    if word.load(Relaxed) == 0 {
-                        continue;
-                    }
-                    let mut w = word.swap(0, Relaxed);
-                    let base = ((c * WORDS + k) * 64) as u64;
-                    while w != 0 {
-                        let idx = base + w.trailing_zeros() as u64;
-                        w &= w - 1;
-                        let pos = self.layout.decode_valid(h, idx);
-                        let lost = b.lost.get(idx);
-                        for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
-                            done += reach(bits, cand, ph, pi, lost) as u64;
-                        });
-                    }
-                }
-                fresh.fetch_add(done, Relaxed);
+        let done = b.now.drain(|idx| {
+            let pos = self.layout.decode_valid(h, idx);
+            let lost = b.lost.get(idx);
+            let mut done = 0;
+            for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
+                done += reach(bits, cand, ph, pi, lost) as u64;
             });
+            done
+        });
+        fresh.fetch_add(done, Relaxed);
     }
 
     /// Pass n for the sub-table positions of `s` at depth n: their un-captures.
@@ -433,32 +443,18 @@ impl BitmapSolver<'_> {
     ) {
         let ph = Half::of(!h.stm());
         let b = &bits[ph as usize];
-        cand.words()
-            .par_chunks(WORDS)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let mut done = 0;
-                for (k, word) in chunk.iter().enumerate() {
-                    if word.load(Relaxed) == 0 {
-                        continue;
-                    }
-                    let mut w = word.swap(0, Relaxed);
-                    let base = ((c * WORDS + k) * 64) as u64;
-                    while w != 0 {
-                        let pi = base + w.trailing_zeros() as u64;
-                        w &= w - 1;
-                        if b.won.get(pi) || b.lost.get(pi) {
-                            continue;
-                        }
-                        let pos = self.layout.decode_valid(ph, pi);
-                        if self.all_moves_lose(bits, pi, &pos, n) && b.lost.set(pi) {
-                            b.next.set(pi);
-                            done += 1;
-                        }
-                    }
-                }
-                fresh.fetch_add(done, Relaxed);
-            });
+        let done = cand.drain(|pi| {
+            if b.won.get(pi) || b.lost.get(pi) {
+                return 0;
+            }
+            let pos = self.layout.decode_valid(ph, pi);
+            if !self.all_moves_lose(bits, pi, &pos, n) || !b.lost.set(pi) {
+                return 0;
+            }
+            b.next.set(pi);
+            1
+        });
+        fresh.fetch_add(done, Relaxed);
     }
 
     /// Does every move of `pos` (the entry `idx`) lead to a position its opponent wins,
