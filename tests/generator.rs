@@ -6,8 +6,9 @@
 
 use fortress::egtb::file::{write_table, Compression, Metric, Outcome, TableSpec, TbValue};
 use fortress::egtb::generate::table8;
-use fortress::egtb::generate::{gentb, Dtz50Method, GenOptions, TableSummary};
+use fortress::egtb::generate::{gentb, verify, Dtz50Method, GenOptions, TableSummary};
 use fortress::egtb::{EndgameIndex, EndgameTables, Half, Material};
+use indicatif::ProgressBar;
 use std::time::Instant;
 
 #[path = "common/soundness.rs"]
@@ -386,8 +387,20 @@ fn verifier_sees_one_wrong_entry() {
     let opts = options(dir.path(), false);
     let krk = Material::parse("KRK").unwrap();
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
+    // The check half by half (six-man tables too large to hold decompressed) sees what the
+    // check of the whole table sees.
+    let by_halves = || {
+        let own = EndgameTables::open(dir.path(), &krk).unwrap();
+        let r = verify::verify_by_halves(&own, &[], &ProgressBar::hidden());
+        r.unwrap().expect("KRK's values fit the packing")
+    };
     let r = verify_endgame(&opts, &krk).unwrap();
     assert_eq!(r.disagreements, 0);
+    let h = by_halves();
+    assert_eq!(
+        (h.checked, h.broken, h.disagreements),
+        (r.checked, r.broken, 0)
+    );
     // The progress shown covers every entry of both halves, once.
     let index = EndgameIndex::new(&krk);
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
@@ -417,6 +430,12 @@ fn verifier_sees_one_wrong_entry() {
         assert!(
             r.disagreements >= 1,
             "{}: a wrong entry went unseen",
+            metric.name()
+        );
+        assert_eq!(
+            by_halves().disagreements,
+            r.disagreements,
+            "{}",
             metric.name()
         );
         write(&original);

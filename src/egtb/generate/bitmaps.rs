@@ -37,7 +37,7 @@ use crate::memory::{try_vec, OutOfMemory};
 use rayon::prelude::*;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// One bit per entry.
 pub struct Bits {
@@ -45,6 +45,10 @@ pub struct Bits {
 }
 
 impl Bits {
+    fn empty() -> Bits {
+        Bits { words: Vec::new() }
+    }
+
     fn new(entries: u64) -> Result<Bits, OutOfMemory> {
         Ok(Bits {
             words: try_vec(entries.div_ceil(64) as usize, || AtomicU64::new(0))?,
@@ -204,10 +208,17 @@ struct Seeds {
 
 const Y_WINS: u32 = 1 << 31;
 
-/// A finished solve: which entries are won, and at what depth each decided one was resolved.
+/// A finished solve: the depth at which every decided entry was resolved, and which are won,
+/// on disk.
 pub struct Resolved {
-    won: [Bits; 2],
     log: DepthReader,
+}
+
+impl Resolved {
+    /// The deepest depth at which an entry was resolved (DTZ: the longest win in plies).
+    pub fn deepest(&self) -> u16 {
+        self.log.deepest()
+    }
 }
 
 pub struct BitmapSolver<'a> {
@@ -379,9 +390,15 @@ impl BitmapSolver<'_> {
                 break;
             }
         }
-        let [w, b] = bits;
+        // The won bits go to the log too: the values are put together after later solves,
+        // which need the memory.
+        drop(cand);
+        for h in Half::BOTH {
+            let b = &mut bits[h as usize];
+            (b.lost, b.now, b.next) = (Bits::empty(), Bits::empty(), Bits::empty());
+            log.append_won(h, &b.won).map_err(io)?;
+        }
         Ok(Resolved {
-            won: [w.won, b.won],
             log: log.finish().map_err(io)?,
         })
     }
@@ -515,45 +532,69 @@ fn reach(bits: &[HalfBits; 2], cand: &Bits, ph: Half, pi: u64, to_loss: bool) ->
     false
 }
 
-impl Resolved {
-    /// Writes the values into `out` (Nalimov order, the halves the index stores): each valid
-    /// entry's depth from the log, win or loss from the bits, draws for the rest; with
-    /// `cap`, wins and losses deeper than `cap` plies are draws (DTZ50 from DTZ).
-    pub fn assemble(
-        &self,
-        layout: &Layout,
-        metric: Metric,
-        cap: Option<u16>,
-        out: &MappedValues,
-    ) -> io::Result<()> {
-        for &h in layout.nalimov().stored_halves() {
-            let cells = out.cells(h);
-            let won = &self.won[h as usize];
-            let size = layout.size(h);
-            (0..size.div_ceil(SEGMENT))
-                .into_par_iter()
-                .try_for_each(|seg| -> io::Result<()> {
+/// One metric's values to put together (`assemble`): those of `resolved`, with wins and losses
+/// deeper than `cap` plies drawn (DTZ50 from DTZ), into `out`.
+pub struct Assembly<'a> {
+    pub resolved: &'a Resolved,
+    pub metric: Metric,
+    pub cap: Option<u16>,
+    pub out: &'a MappedValues,
+}
+
+/// Writes the values of every part in Nalimov order (the halves the index stores): each valid
+/// entry's depth from its log, draws for the rest. One scan of the layout serves every part, so
+/// each entry is decoded and numbered in Nalimov's index once, not once per metric.
+pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
+    let n = parts.len();
+    for &h in layout.nalimov().stored_halves() {
+        let cells: Vec<&[AtomicU16]> = parts.iter().map(|p| p.out.cells(h)).collect();
+        let size = layout.size(h);
+        (0..size.div_ceil(SEGMENT))
+            .into_par_iter()
+            .try_for_each_init(
+                || (Vec::new(), Vec::new(), Vec::new()),
+                |(codes, words, won), seg| -> io::Result<()> {
                     let first = seg * SEGMENT;
-                    let end = (first + SEGMENT).min(size);
-                    let mut codes = vec![CODE_DRAW; (end - first) as usize];
-                    let mut scratch = Vec::new();
-                    self.log.for_each_resolved(h, seg, &mut scratch, |idx, d| {
-                        if cap.is_some_and(|c| d > c) {
+                    let len = ((first + SEGMENT).min(size) - first) as usize;
+                    codes.clear();
+                    codes.resize(n * len, CODE_DRAW);
+                    for (p, part) in parts.iter().enumerate() {
+                        let codes = &mut codes[p * len..(p + 1) * len];
+                        part.resolved.log.for_each_resolved(
+                            h,
+                            seg,
+                            words,
+                            won,
+                            |idx, d, is_won| {
+                                if part.cap.is_some_and(|c| d > c) {
+                                    return;
+                                }
+                                codes[(idx - first) as usize] =
+                                    if is_won { win(d) } else { loss(d) };
+                            },
+                        )?;
+                    }
+                    layout.scan(h, first..first + len as u64, |idx, pos| {
+                        let Some(pos) = pos else {
                             return;
-                        }
-                        codes[(idx - first) as usize] = if won.get(idx) { win(d) } else { loss(d) };
-                    })?;
-                    layout.scan(h, first..end, &|idx: u64, pos: Option<&TbPosition>| {
-                        if let Some(pos) = pos {
-                            let v = to_file_value(metric, codes[(idx - first) as usize]).raw();
-                            layout.nalimov_entries(h, idx, pos, |ni| {
-                                cells[ni as usize].store(v, Relaxed)
-                            });
+                        };
+                        let mut entries = [0u64; 2];
+                        let mut count = 0;
+                        layout.nalimov_entries(h, idx, pos, |ni| {
+                            entries[count] = ni;
+                            count += 1;
+                        });
+                        let at = (idx - first) as usize;
+                        for (p, part) in parts.iter().enumerate() {
+                            let v = to_file_value(part.metric, codes[p * len + at]).raw();
+                            for &ni in &entries[..count] {
+                                cells[p][ni as usize].store(v, Relaxed);
+                            }
                         }
                     });
                     Ok(())
-                })?;
-        }
-        Ok(())
+                },
+            )?;
     }
+    Ok(())
 }

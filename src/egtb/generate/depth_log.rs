@@ -1,8 +1,9 @@
 //! The entries each pass of `bitmaps` resolved, kept on disk: after pass n the bitmap of the
 //! entries resolved at depth n + 1, per half, cut into segments of `SEGMENT` entries, the
-//! empty ones left out and the rest compressed. The solve then needs no value per entry in
-//! memory; the values are put together at the end, one segment at a time
-//! (`DepthReader::for_each_resolved`), from the few passes that touched it.
+//! empty ones left out and the rest compressed; at the end, the bitmap of the won entries. The
+//! solve then needs no value per entry in memory, nor its bits once it is over; the values are
+//! put together at the end, one segment at a time (`DepthReader::for_each_resolved`), from
+//! the few passes that touched it.
 
 use super::bitmaps::Bits;
 use crate::egtb::index::Half;
@@ -19,6 +20,9 @@ const SEGMENT_WORDS: usize = (SEGMENT / 64) as usize;
 /// Fast compression: the records are written once and read once, and most are sparse.
 const LEVEL: i32 = 1;
 
+/// The depth that marks the records of won entries.
+const WON: u16 = u16::MAX;
+
 #[derive(Clone, Copy, Debug)]
 struct Record {
     half: u8,
@@ -34,6 +38,8 @@ pub struct DepthLog {
     out: Option<BufWriter<File>>,
     records: Vec<Record>,
     written: u64,
+    /// The deepest depth recorded.
+    deepest: u16,
 }
 
 impl DepthLog {
@@ -49,11 +55,22 @@ impl DepthLog {
             out: Some(BufWriter::with_capacity(1 << 20, file)),
             records: Vec::new(),
             written: 0,
+            deepest: 0,
         })
     }
 
     /// Records that the entries set in `bits` (of half `half`) were resolved at `depth`.
     pub fn append(&mut self, half: Half, depth: u16, bits: &Bits) -> io::Result<()> {
+        debug_assert!(depth != WON);
+        self.write(half, depth, bits)
+    }
+
+    /// Records which entries of half `half` are won.
+    pub fn append_won(&mut self, half: Half, bits: &Bits) -> io::Result<()> {
+        self.write(half, WON, bits)
+    }
+
+    fn write(&mut self, half: Half, depth: u16, bits: &Bits) -> io::Result<()> {
         let parts: Vec<(u32, Vec<u8>)> = bits
             .words()
             .par_chunks(SEGMENT_WORDS)
@@ -84,6 +101,9 @@ impl DepthLog {
                 len: bytes.len() as u32,
             });
             self.written += bytes.len() as u64;
+            if depth != WON {
+                self.deepest = self.deepest.max(depth);
+            }
         }
         Ok(())
     }
@@ -107,6 +127,7 @@ impl DepthLog {
             path: std::mem::take(&mut self.path),
             map,
             records,
+            deepest: self.deepest,
         })
     }
 }
@@ -124,34 +145,53 @@ pub struct DepthReader {
     path: PathBuf,
     map: Option<Mmap>,
     records: Vec<Record>,
+    deepest: u16,
 }
 
 impl DepthReader {
-    /// Calls `f(entry, depth)` for every entry of segment `segment` of half `half` that was
-    /// resolved (at most once per entry; the others are draws or broken). `words` is scratch.
+    /// The deepest depth at which an entry was resolved.
+    pub fn deepest(&self) -> u16 {
+        self.deepest
+    }
+
+    /// Calls `f(entry, depth, won)` for every entry of segment `segment` of half `half` that
+    /// was resolved (at most once per entry; the others are draws or broken). `words` and
+    /// `won` are scratch.
     pub fn for_each_resolved(
         &self,
         half: Half,
         segment: u64,
         words: &mut Vec<u8>,
-        mut f: impl FnMut(u64, u16),
+        won: &mut Vec<u8>,
+        mut f: impl FnMut(u64, u16, bool),
     ) -> io::Result<()> {
         let key = (half as u8, segment as u32);
         let first = self.records.partition_point(|r| (r.half, r.segment) < key);
-        let map = self.map.as_deref().unwrap_or(&[]);
-        for r in self.records[first..]
+        let records = self.records[first..]
             .iter()
-            .take_while(|r| (r.half, r.segment) == key)
-        {
+            .take_while(|r| (r.half, r.segment) == key);
+        let map = self.map.as_deref().unwrap_or(&[]);
+        // Sorted by depth: the won entries' record, if any, comes last.
+        won.clear();
+        won.resize(SEGMENT_WORDS * 8, 0);
+        if let Some(r) = records.clone().last().filter(|r| r.depth == WON) {
+            let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
+            zstd::bulk::decompress_to_buffer(src, won)?;
+        }
+        for r in records.filter(|r| r.depth != WON) {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
             words.resize(SEGMENT_WORDS * 8, 0);
             let n = zstd::bulk::decompress_to_buffer(src, words)?;
             for (w, chunk) in words[..n].chunks_exact(8).enumerate() {
                 let mut bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
                 while bits != 0 {
-                    let e = segment * SEGMENT + w as u64 * 64 + bits.trailing_zeros() as u64;
+                    let k = w as u64 * 64 + bits.trailing_zeros() as u64;
                     bits &= bits - 1;
-                    f(e, r.depth);
+                    f(
+                        segment * SEGMENT + k,
+                        r.depth,
+                        won[(k / 8) as usize] >> (k % 8) & 1 != 0,
+                    );
                 }
             }
         }

@@ -480,24 +480,69 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         };
         solver.solve(&out.join(format!(".{}.log", metric.name())), &on_pass)
     };
-    let values = |r: &bitmaps::Resolved, metric: Metric, cap: Option<u16>| {
+    let values = |metric: Metric| {
         let path = out.join(format!(".{}.values", metric.name()));
-        let mv = mapped::MappedValues::create(&path, sizes).map_err(io(path.clone()))?;
-        r.assemble(layout, metric, cap, &mv).map_err(io(path))?;
-        Ok::<_, GenError>(mv)
+        mapped::MappedValues::create(&path, sizes).map_err(io(path))
     };
 
-    let mut dtm = values(&solve(Metric::Dtm)?, Metric::Dtm, None)?;
+    // The three solves first, their depths logged to disk; then one scan puts the values of
+    // all three metrics together.
+    let dtm = solve(Metric::Dtm)?;
     let dtm_seconds = start.elapsed().as_secs_f64();
-    let v = dtm.values();
+    let dtz = solve(Metric::Dtz)?;
+    let split_seconds = [dtm_seconds, start.elapsed().as_secs_f64() - dtm_seconds];
+    let clean = subs.rule50_clean();
+    let method = if full_dtz50 {
+        Dtz50Method::Solved
+    } else if clean && dtz.deepest() <= solve::RULE50_PLIES {
+        Dtz50Method::SameAsDtz
+    } else if clean {
+        Dtz50Method::DtzCapped
+    } else {
+        Dtz50Method::Solved
+    };
+    let dtz50 = match method {
+        Dtz50Method::Solved => Some(solve(Metric::Dtz50)?),
+        _ => None,
+    };
+    let mut dtm_values = values(Metric::Dtm)?;
+    let mut dtz_values = values(Metric::Dtz)?;
+    let mut dtz50_values = match method {
+        Dtz50Method::SameAsDtz => None,
+        _ => Some(values(Metric::Dtz50)?),
+    };
+    let mut parts = vec![
+        bitmaps::Assembly {
+            resolved: &dtm,
+            metric: Metric::Dtm,
+            cap: None,
+            out: &dtm_values,
+        },
+        bitmaps::Assembly {
+            resolved: &dtz,
+            metric: Metric::Dtz,
+            cap: None,
+            out: &dtz_values,
+        },
+    ];
+    if let Some(out50) = &dtz50_values {
+        parts.push(bitmaps::Assembly {
+            resolved: dtz50.as_ref().unwrap_or(&dtz),
+            metric: Metric::Dtz50,
+            cap: dtz50.is_none().then_some(solve::RULE50_PLIES),
+            out: out50,
+        });
+    }
+    bitmaps::assemble(layout, &parts).map_err(io(out.to_path_buf()))?;
+    drop(parts);
+    drop((dtm, dtz, dtz50));
+
+    let v = dtm_values.values();
     let mut halves = summary::summarise_dtm_by(index, |h, i| v[h as usize][i]);
     write_compact(out, m, Metric::Dtm, &stored_halves(index, v))?;
-    drop(dtm);
+    drop(dtm_values);
 
-    let dtz_solved = solve(Metric::Dtz)?;
-    let mut dtz = values(&dtz_solved, Metric::Dtz, None)?;
-    let split_seconds = [dtm_seconds, start.elapsed().as_secs_f64() - dtm_seconds];
-    let z = dtz.values();
+    let z = dtz_values.values();
     let none = None::<fn(Half, usize) -> bool>;
     summary::summarise_dtz_by(
         &mut halves,
@@ -507,37 +552,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         none,
     );
     write_compact(out, m, Metric::Dtz, &stored_halves(index, z))?;
-    let dtz_max = halves
-        .iter()
-        .flatten()
-        .flat_map(|s| [s.max_dtz_win, s.max_dtz_loss])
-        .flatten()
-        .max()
-        .unwrap_or(0);
-    let clean = subs.rule50_clean();
-    let method = if full_dtz50 {
-        Dtz50Method::Solved
-    } else if clean && dtz_max <= solve::RULE50_PLIES {
-        Dtz50Method::SameAsDtz
-    } else if clean {
-        Dtz50Method::DtzCapped
-    } else {
-        Dtz50Method::Solved
-    };
     let plain_win = |h: Half, i: usize| matches!(z[h as usize][i].outcome(), Outcome::Win(_));
-    let mut dtz50 = match method {
-        Dtz50Method::SameAsDtz => None,
-        Dtz50Method::DtzCapped => Some(values(
-            &dtz_solved,
-            Metric::Dtz50,
-            Some(solve::RULE50_PLIES),
-        )?),
-        _ => {
-            drop(dtz_solved);
-            Some(values(&solve(Metric::Dtz50)?, Metric::Dtz50, None)?)
-        }
-    };
-    let v50 = match dtz50.as_mut() {
+    let v50 = match dtz50_values.as_mut() {
         Some(mv) => mv.values(),
         None => z,
     };
@@ -605,12 +621,13 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
     Ok(())
 }
 
-/// Disk a bitmap build of `index` needs at most at once: two metrics' values in Nalimov order
-/// (2 bytes an entry each: DTZ stays while DTZ50 is put together), the depth log, and the
-/// files written (each at most 1 byte an entry after compression, as measured).
+/// Disk a bitmap build of `index` needs at most at once: the three metrics' values in Nalimov
+/// order (2 bytes an entry each, put together at once), and the depth logs (under 1 byte an
+/// entry: KBBKNN's three took 0.27) or the files written as the values go (each at most 1 byte
+/// an entry after compression, as measured).
 fn disk_bytes(index: &EndgameIndex) -> u64 {
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
-    entries * (2 * 2 + 1 + 3)
+    entries * (3 * 2 + 2)
 }
 
 /// The halves `index` stores of `values`, as the file writer takes them.
@@ -634,21 +651,29 @@ fn verify_tables(
     subs: &[EndgameTables],
     bar: &ProgressBar,
 ) -> Result<VerifyReport, GenError> {
-    // Every entry is read once per predecessor: the table checked is held decompressed when
-    // its three files fit in memory (two bytes an entry each at most), else read through a
-    // larger block cache (six men: the successors of a block of entries stay near it).
+    // Every entry is read once per predecessor: a table of up to five men is held decompressed
+    // when its three files fit in memory (two bytes an entry each at most); a six-man one
+    // (KBBKNN: 16 GB decompressed) is checked half by half with the half its moves lead to
+    // packed in four bytes an entry (KBBKNN: 5.6 GB); a table too large for either is read
+    // through a larger block cache. The entries checked and the sub-tables are read through
+    // the block cache in the last two.
     let index = EndgameIndex::new(m);
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
-    if crate::memory::check(entries * 2 * 3).is_ok() {
+    if m.men() <= 5 && crate::memory::check(entries * 2 * 3).is_ok() {
         let own = EndgameTables::open_loaded(dir, m)?;
         return Ok(verify::verify(&own, subs, bar));
     }
     let own = EndgameTables::open(dir, m)?;
     let before = crate::egtb::cache_bytes();
     crate::egtb::set_cache_bytes(before.max(VERIFY_CACHE_BYTES));
-    let report = verify::verify(&own, subs, bar);
+    let largest = index.stored_halves().iter().map(|&h| index.size(h)).max();
+    let by_halves = match crate::memory::check(largest.unwrap_or(0) * 4) {
+        Ok(()) => verify::verify_by_halves(&own, subs, bar),
+        Err(_) => Ok(None),
+    };
+    let report = by_halves.map(|r| r.unwrap_or_else(|| verify::verify(&own, subs, bar)));
     crate::egtb::set_cache_bytes(before);
-    Ok(report)
+    Ok(report?)
 }
 
 /// `engine gentb --verify`: checks the tables of `material` present in `opts.dir` against their

@@ -9,6 +9,7 @@ use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Positio
 use crate::egtb::file::{Metric, TbValue};
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
+use crate::memory::{try_vec, OutOfMemory};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -34,62 +35,154 @@ fn plies(tables: &EndgameTables, half: Half, idx: u64) -> [u16; 3] {
     [dtm_plies(dtm), dtz.raw(), dtz50.raw()]
 }
 
+impl VerifyReport {
+    fn add(&mut self, other: VerifyReport) {
+        self.checked += other.checked;
+        self.broken += other.broken;
+        self.disagreements += other.disagreements;
+        let room = 10usize.saturating_sub(self.examples.len());
+        self.examples.extend(other.examples.into_iter().take(room));
+    }
+}
+
 /// Checks `table` against itself and its sub-endgames `subs` (every one it needs; bare kings
 /// are a draw without a table); `bar` counts the entries done.
 pub fn verify(table: &EndgameTables, subs: &[EndgameTables], bar: &ProgressBar) -> VerifyReport {
-    const CHUNK: u64 = 1 << 13;
+    start_bar(table, bar);
+    let mut report = VerifyReport::default();
+    for &half in table.index().stored_halves() {
+        report.add(verify_half(table, subs, half, None, bar));
+    }
+    report
+}
+
+/// `verify` for a table whose three files do not fit in memory decompressed (KRBKNN: 33 GB):
+/// half by half, with the half that the checked half's moves lead to held packed
+/// (`PackedHalf`, KRBKNN: 11 GB) and the checked half read in order through the block cache.
+/// None if a value does not fit the packing.
+pub fn verify_by_halves(
+    table: &EndgameTables,
+    subs: &[EndgameTables],
+    bar: &ProgressBar,
+) -> Result<Option<VerifyReport>, OutOfMemory> {
+    start_bar(table, bar);
+    let stored = table.index().stored_halves();
+    let mut report = VerifyReport::default();
+    for &half in stored {
+        // Moves lead to the other half; with one half stored, back into this one (flipped).
+        let other = Half::of(!half.stm());
+        let target = if stored.contains(&other) { other } else { half };
+        let Some(packed) = PackedHalf::pack(table, target)? else {
+            return Ok(None);
+        };
+        report.add(verify_half(table, subs, half, Some(&packed), bar));
+    }
+    Ok(Some(report))
+}
+
+/// Entries of every stored half: the bar's length.
+fn start_bar(table: &EndgameTables, bar: &ProgressBar) {
     let index = table.index();
     bar.set_length(index.stored_halves().iter().map(|&h| index.size(h)).sum());
     bar.set_position(0);
+}
+
+/// One half of a table's values in plies codes, 32 bits an entry: DTM in the low 11 bits, DTZ
+/// in the next 11, DTZ50 in the top 10 (KRBKNN's deepest DTM, 223 moves, is code 895).
+pub struct PackedHalf {
+    half: Half,
+    cells: Vec<u32>,
+}
+
+const DTM_BITS: u32 = 11;
+const DTZ_BITS: u32 = 11;
+const DTZ50_BITS: u32 = 10;
+
+impl PackedHalf {
+    /// Reads half `half` of `table` in order; None if a code does not fit its field.
+    fn pack(table: &EndgameTables, half: Half) -> Result<Option<PackedHalf>, OutOfMemory> {
+        const CHUNK: usize = 1 << 16;
+        let mut cells = try_vec(table.index().size(half) as usize, || 0u32)?;
+        let fits = cells.par_chunks_mut(CHUNK).enumerate().all(|(c, chunk)| {
+            chunk.iter_mut().enumerate().all(|(k, cell)| {
+                let [dtm, dtz, dtz50] = plies(table, half, (c * CHUNK + k) as u64);
+                let fits = dtm < 1 << DTM_BITS && dtz < 1 << DTZ_BITS && dtz50 < 1 << DTZ50_BITS;
+                *cell =
+                    dtm as u32 | (dtz as u32) << DTM_BITS | (dtz50 as u32) << (DTM_BITS + DTZ_BITS);
+                fits
+            })
+        });
+        Ok(fits.then_some(PackedHalf { half, cells }))
+    }
+
+    #[inline]
+    fn get(&self, idx: u64) -> [u16; 3] {
+        let c = self.cells[idx as usize];
+        [
+            (c & ((1 << DTM_BITS) - 1)) as u16,
+            (c >> DTM_BITS & ((1 << DTZ_BITS) - 1)) as u16,
+            (c >> (DTM_BITS + DTZ_BITS)) as u16,
+        ]
+    }
+}
+
+/// Checks the entries of one half; in-table successors are read from `packed` where it holds
+/// their half.
+fn verify_half(
+    table: &EndgameTables,
+    subs: &[EndgameTables],
+    half: Half,
+    packed: Option<&PackedHalf>,
+    bar: &ProgressBar,
+) -> VerifyReport {
+    const CHUNK: u64 = 1 << 13;
+    let index = table.index();
     let checked = AtomicU64::new(0);
     let broken = AtomicU64::new(0);
     let bad = AtomicU64::new(0);
     let examples = Mutex::new(Vec::new());
     // Files that store broken entries as their neighbours leave nothing to check there.
     let marked = table.marks_broken();
-    for &half in index.stored_halves() {
-        let size = index.size(half);
-        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-            // One position per chunk, cleared for each entry: no allocation per entry.
-            let mut pos = Position::startpos();
-            let mut scratch = Scratch::default();
-            let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
-            for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                let stored = plies(table, half, idx);
-                let Some(tb) = index.decode(half, idx) else {
-                    n_broken += 1;
-                    if marked && stored.iter().any(|&v| v != super::solve::CODE_NONE) {
-                        n_bad += 1;
+    let size = index.size(half);
+    (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+        // One position per chunk, cleared for each entry: no allocation per entry.
+        let mut pos = Position::startpos();
+        let mut scratch = Scratch::default();
+        let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
+        for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
+            let stored = plies(table, half, idx);
+            let Some(tb) = index.decode(half, idx) else {
+                n_broken += 1;
+                if marked && stored.iter().any(|&v| v != super::solve::CODE_NONE) {
+                    n_bad += 1;
+                }
+                continue;
+            };
+            n_checked += 1;
+            let computed = minimax(table, subs, packed, &mut pos, &tb, &mut scratch);
+            for m in 0..3 {
+                if computed[m] != stored[m] {
+                    n_bad += 1;
+                    let mut ex = examples.lock().expect("no panics while held");
+                    if ex.len() < 10 {
+                        ex.push(format!(
+                            "{} {} #{idx} {}: stored {:?}, successors give {:?} (plies codes)",
+                            table.material(),
+                            half.name(),
+                            Metric::ALL[m].name(),
+                            TbValue::from_raw(stored[m]),
+                            TbValue::from_raw(computed[m]),
+                        ));
                     }
-                    continue;
-                };
-                n_checked += 1;
-                let computed = minimax(table, subs, &mut pos, &tb, &mut scratch);
-                let stored_plies = stored;
-                for m in 0..3 {
-                    if computed[m] != stored_plies[m] {
-                        n_bad += 1;
-                        let mut ex = examples.lock().expect("no panics while held");
-                        if ex.len() < 10 {
-                            ex.push(format!(
-                                "{} {} #{idx} {}: stored {:?}, successors give {:?} (plies codes)",
-                                table.material(),
-                                half.name(),
-                                Metric::ALL[m].name(),
-                                TbValue::from_raw(stored_plies[m]),
-                                TbValue::from_raw(computed[m]),
-                            ));
-                        }
-                        break;
-                    }
+                    break;
                 }
             }
-            checked.fetch_add(n_checked, Relaxed);
-            broken.fetch_add(n_broken, Relaxed);
-            bad.fetch_add(n_bad, Relaxed);
-            bar.inc(((c + 1) * CHUNK).min(size) - c * CHUNK);
-        });
-    }
+        }
+        checked.fetch_add(n_checked, Relaxed);
+        broken.fetch_add(n_broken, Relaxed);
+        bad.fetch_add(n_bad, Relaxed);
+        bar.inc(((c + 1) * CHUNK).min(size) - c * CHUNK);
+    });
     VerifyReport {
         checked: checked.into_inner(),
         broken: broken.into_inner(),
@@ -169,6 +262,7 @@ struct Scratch {
 fn minimax(
     table: &EndgameTables,
     subs: &[EndgameTables],
+    packed: Option<&PackedHalf>,
     pos: &mut Position,
     tb: &TbPosition,
     scratch: &mut Scratch,
@@ -216,7 +310,10 @@ fn minimax(
     values.clear();
     values.extend(entries.iter().map(|&(k, h, i, _)| match k {
         DRAWN => [super::solve::CODE_DRAW; 3],
-        0 => plies(table, h, i),
+        0 => match packed {
+            Some(p) if p.half == h => p.get(i),
+            _ => plies(table, h, i),
+        },
         k => plies(&subs[k - 1], h, i),
     }));
     let mut best = [super::solve::CODE_NONE; 3];
