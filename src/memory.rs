@@ -140,6 +140,78 @@ pub fn try_zeroed_bytes(len: usize) -> Result<Vec<u8>, OutOfMemory> {
     Ok(vec![0; len])
 }
 
+/// Types whose all-zero bytes are a value, so that zeroed memory may be read as them.
+///
+/// # Safety
+/// An implementor must accept every zero byte pattern of its size as a valid value.
+pub unsafe trait Zeroable {}
+// SAFETY: zero is a value of each of these integers and atomics.
+unsafe impl Zeroable for u32 {}
+// SAFETY: as above.
+unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}
+
+/// A zeroed array for tables of gigabytes read at random (the generator's bitmaps, the
+/// verifier's packed values). It is an anonymous mapping that asks the kernel for 2 MiB pages
+/// where it gives them on request (Linux's transparent huge pages in `madvise` mode): with
+/// 4 KiB pages nearly every read of such a table misses the TLB as well as the caches. Checked
+/// against the available memory first, like `try_vec`.
+pub struct HugeArray<T: Zeroable> {
+    map: Option<memmap2::MmapMut>,
+    len: usize,
+    _t: std::marker::PhantomData<T>,
+}
+
+impl<T: Zeroable> HugeArray<T> {
+    pub fn zeroed(len: usize) -> Result<HugeArray<T>, OutOfMemory> {
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
+        check(bytes as u64)?;
+        let map = if bytes == 0 {
+            None
+        } else {
+            let map = memmap2::MmapMut::map_anon(bytes).map_err(|_| OutOfMemory {
+                requested: bytes as u64,
+                available: None,
+            })?;
+            // Only a hint: without huge pages the array works the same, slower.
+            #[cfg(target_os = "linux")]
+            let _ = map.advise(memmap2::Advice::HugePage);
+            Some(map)
+        };
+        Ok(HugeArray {
+            map,
+            len,
+            _t: std::marker::PhantomData,
+        })
+    }
+}
+
+impl<T: Zeroable> std::ops::Deref for HugeArray<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        match &self.map {
+            // SAFETY: the mapping is page-aligned, so aligned for `T`; it holds `len` elements
+            // of `T` (its length was computed from them); the kernel zero-fills anonymous
+            // memory and `T: Zeroable` makes zeros a value; it lives as long as `self`, and
+            // only `deref_mut` (which borrows `self` mutably) hands out a mutable view.
+            Some(map) => unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<T>(), self.len) },
+            None => &[],
+        }
+    }
+}
+
+impl<T: Zeroable> std::ops::DerefMut for HugeArray<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match &mut self.map {
+            // SAFETY: as in `deref`, and `&mut self` makes this view the only one.
+            Some(map) => unsafe {
+                std::slice::from_raw_parts_mut(map.as_mut_ptr().cast::<T>(), self.len)
+            },
+            None => &mut [],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@ use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome};
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::Material;
-use crate::memory::{try_vec, OutOfMemory};
+use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
 use std::io;
 use std::path::Path;
@@ -41,17 +41,19 @@ use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering::
 
 /// One bit per entry.
 pub struct Bits {
-    words: Vec<AtomicU64>,
+    words: HugeArray<AtomicU64>,
 }
 
 impl Bits {
     fn empty() -> Bits {
-        Bits { words: Vec::new() }
+        Bits {
+            words: HugeArray::zeroed(0).expect("nothing to allocate"),
+        }
     }
 
     fn new(entries: u64) -> Result<Bits, OutOfMemory> {
         Ok(Bits {
-            words: try_vec(entries.div_ceil(64) as usize, || AtomicU64::new(0))?,
+            words: HugeArray::zeroed(entries.div_ceil(64) as usize)?,
         })
     }
 

@@ -11,12 +11,21 @@
 //!   about 18 GB for KBBKNN, well over 100 GB for six men with four different men. Pawn
 //!   endgames (DTZ50 by pawn level) and pawnless ones up to five men use it.
 //! - `bitmaps`, Thompson's bitmaps: four bits an entry and one candidate bit, the sub-tables'
-//!   positions seeding the passes at their own depths through un-captures, every depth logged to
-//!   disk (`depth_log`, about 0.1 byte an entry) and the values put together at the end in a
-//!   mapped file of the staging directory (`mapped`: page cache, not anonymous memory).
-//!   Measured: KBBKN 192 MiB of anonymous memory against 589 MiB in values, files identical,
-//!   about twice the time; KBBKNN about 3 GiB. Every pawnless six-man endgame fits in 16 GiB
-//!   (`bitmaps::memory_bytes`: at most about 13 GiB, for four different men).
+//!   positions seeding the passes at their own depths through un-captures, every depth and at
+//!   the end the won entries logged to disk (`depth_log`, about 0.1 byte an entry per metric),
+//!   so that nothing of a solve stays in memory after it. When the three solves are over, one
+//!   scan of the layout puts the values of all three metrics together in mapped files of the
+//!   staging directory (`mapped`: page cache, not anonymous memory): the decode and the Nalimov
+//!   index of an entry, the costly part, are done once, not once per metric (KBBKNN: 7 minutes
+//!   for the three, as long as one took before). Measured: KBBKN 192 MiB of anonymous memory
+//!   against 589 MiB in values, files identical; KBBKNN about 3 GiB. Every pawnless six-man
+//!   endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 13 GiB, for four different
+//!   men).
+//!
+//! Verification (`verify`) holds a table of up to five men decompressed. A six-man table would
+//! take 6 bytes an entry that way (KRBKNN: 33 GB), so it is checked half by half, in rounds by
+//! the square of the king that does not move: the entries a round's moves lead to, about an
+//! eighth of the other half, are packed in 4 bytes each (KQRKBN: under 3 GB).
 //!
 //! A build that the memory or the disk present cannot hold is refused before anything starts
 //! (`check_resources`); an interrupted one leaves only its staging directory, which the next
@@ -653,10 +662,10 @@ fn verify_tables(
 ) -> Result<VerifyReport, GenError> {
     // Every entry is read once per predecessor: a table of up to five men is held decompressed
     // when its three files fit in memory (two bytes an entry each at most); a six-man one
-    // (KBBKNN: 16 GB decompressed) is checked half by half with the half its moves lead to
-    // packed in four bytes an entry (KBBKNN: 5.6 GB); a table too large for either is read
-    // through a larger block cache. The entries checked and the sub-tables are read through
-    // the block cache in the last two.
+    // (KBBKNN: 16 GB decompressed) is checked half by half, with the entries its moves lead to
+    // packed in four bytes each (`verify::verify_by_halves`); where even that does not fit, it
+    // is read through a larger block cache. The entries checked and the sub-tables are read
+    // through the block cache in the last two.
     let index = EndgameIndex::new(m);
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
     if m.men() <= 5 && crate::memory::check(entries * 2 * 3).is_ok() {
@@ -666,14 +675,12 @@ fn verify_tables(
     let own = EndgameTables::open(dir, m)?;
     let before = crate::egtb::cache_bytes();
     crate::egtb::set_cache_bytes(before.max(VERIFY_CACHE_BYTES));
-    let largest = index.stored_halves().iter().map(|&h| index.size(h)).max();
-    let by_halves = match crate::memory::check(largest.unwrap_or(0) * 4) {
-        Ok(()) => verify::verify_by_halves(&own, subs, bar),
-        Err(_) => Ok(None),
+    let report = match verify::verify_by_halves(&own, subs, bar) {
+        Ok(Some(r)) => r,
+        Ok(None) | Err(_) => verify::verify(&own, subs, bar),
     };
-    let report = by_halves.map(|r| r.unwrap_or_else(|| verify::verify(&own, subs, bar)));
     crate::egtb::set_cache_bytes(before);
-    Ok(report?)
+    Ok(report)
 }
 
 /// `engine gentb --verify`: checks the tables of `material` present in `opts.dir` against their

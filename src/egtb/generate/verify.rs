@@ -7,11 +7,12 @@
 use super::solve::{backed, dtm_plies, preference, wdl_of, zeroing, RULE50_PLIES};
 use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Position, Square};
 use crate::egtb::file::{Metric, TbValue};
-use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::index::{EndgameIndex, Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
-use crate::memory::{try_vec, OutOfMemory};
+use crate::memory::{HugeArray, OutOfMemory};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -51,33 +52,101 @@ pub fn verify(table: &EndgameTables, subs: &[EndgameTables], bar: &ProgressBar) 
     start_bar(table, bar);
     let mut report = VerifyReport::default();
     for &half in table.index().stored_halves() {
-        report.add(verify_half(table, subs, half, None, bar));
+        let all = 0..table.index().size(half);
+        report.add(verify_range(table, subs, half, all, None, bar));
     }
     report
 }
 
 /// `verify` for a table whose three files do not fit in memory decompressed (KRBKNN: 33 GB):
-/// half by half, with the half that the checked half's moves lead to held packed
-/// (`PackedHalf`, KRBKNN: 11 GB) and the checked half read in order through the block cache.
-/// None if a value does not fit the packing.
+/// half by half, in rounds (`rounds`), each with the entries that its checked positions' moves
+/// lead to held packed (`PackedHalf`) and the checked entries read in order through the block
+/// cache. None if a value does not fit the packing.
 pub fn verify_by_halves(
     table: &EndgameTables,
     subs: &[EndgameTables],
     bar: &ProgressBar,
 ) -> Result<Option<VerifyReport>, OutOfMemory> {
     start_bar(table, bar);
-    let stored = table.index().stored_halves();
+    let index = table.index();
+    let stored = index.stored_halves();
     let mut report = VerifyReport::default();
     for &half in stored {
         // Moves lead to the other half; with one half stored, back into this one (flipped).
         let other = Half::of(!half.stm());
         let target = if stored.contains(&other) { other } else { half };
-        let Some(packed) = PackedHalf::pack(table, target)? else {
-            return Ok(None);
-        };
-        report.add(verify_half(table, subs, half, Some(&packed), bar));
+        for round in rounds(index, half, target) {
+            let Some(packed) = PackedHalf::pack(table, target, round.target)? else {
+                return Ok(None);
+            };
+            for range in round.checked {
+                report.add(verify_range(table, subs, half, range, Some(&packed), bar));
+            }
+        }
     }
     Ok(Some(report))
+}
+
+/// Entries of a half checked together, and the entries of the target half their in-table
+/// successors lie in.
+struct Round {
+    target: Range<u64>,
+    checked: Vec<Range<u64>>,
+}
+
+/// The rounds that check half `half`, whose moves lead into `target`. Pawnless: a move leaves
+/// the king of the side not to move where it stands, and that king is the side to move's
+/// after it, numbered in a1-d1-d4 (the square of its orbit under the board's symmetries); the
+/// blocks of one such king are consecutive in the index. So one round per square of the
+/// triangle: the positions whose sntm king's orbit it is, against about an eighth of the target
+/// half (KQRKBN: under 3 GB packed instead of 22 GB). With pawns, one round: the whole half.
+fn rounds(index: &EndgameIndex, half: Half, target: Half) -> Vec<Round> {
+    let (checked, targets) = (index.king_blocks(half), index.king_blocks(target));
+    if checked.is_empty() {
+        return vec![Round {
+            target: 0..index.size(target),
+            checked: vec![0..index.size(half)],
+        }];
+    }
+    let orbit = |s: Square| {
+        let (mut f, mut r) = (s.file(), s.rank());
+        if f >= 4 {
+            f = 7 - f;
+        }
+        if r >= 4 {
+            r = 7 - r;
+        }
+        if f < r {
+            std::mem::swap(&mut f, &mut r);
+        }
+        Square::new(f, r)
+    };
+    let mut out: Vec<Round> = Vec::new();
+    for &(ks, _, _) in &targets {
+        if out.last().is_some_and(|r| r.target.start == ks.0 as u64) {
+            continue;
+        }
+        // Keyed by the square until the ranges are filled in below.
+        out.push(Round {
+            target: ks.0 as u64..0,
+            checked: Vec::new(),
+        });
+    }
+    for round in &mut out {
+        let t = Square(round.target.start as u8);
+        let blocks = targets.iter().filter(|b| b.0 == t).map(|b| &b.2);
+        let start = blocks.clone().map(|r| r.start).min().unwrap_or(0);
+        let end = blocks.map(|r| r.end).max().unwrap_or(0);
+        for (_, kn, r) in checked.iter().filter(|b| orbit(b.1) == t) {
+            debug_assert_eq!(orbit(*kn), t);
+            match round.checked.last_mut() {
+                Some(last) if last.end == r.start => last.end = r.end,
+                _ => round.checked.push(r.clone()),
+            }
+        }
+        round.target = start..end;
+    }
+    out
 }
 
 /// Entries of every stored half: the bar's length.
@@ -87,11 +156,13 @@ fn start_bar(table: &EndgameTables, bar: &ProgressBar) {
     bar.set_position(0);
 }
 
-/// One half of a table's values in plies codes, 32 bits an entry: DTM in the low 11 bits, DTZ
-/// in the next 11, DTZ50 in the top 10 (KRBKNN's deepest DTM, 223 moves, is code 895).
+/// A range of one half of a table's values in plies codes, 32 bits an entry: DTM in the low
+/// 11 bits, DTZ in the next 11, DTZ50 in the top 10 (KRBKNN's deepest DTM, 223 moves, is code
+/// 895).
 pub struct PackedHalf {
     half: Half,
-    cells: Vec<u32>,
+    first: u64,
+    cells: HugeArray<u32>,
 }
 
 const DTM_BITS: u32 = 11;
@@ -99,39 +170,54 @@ const DTZ_BITS: u32 = 11;
 const DTZ50_BITS: u32 = 10;
 
 impl PackedHalf {
-    /// Reads half `half` of `table` in order; None if a code does not fit its field.
-    fn pack(table: &EndgameTables, half: Half) -> Result<Option<PackedHalf>, OutOfMemory> {
+    /// Reads entries `range` of half `half` of `table` in order; None if a code does not fit
+    /// its field.
+    fn pack(
+        table: &EndgameTables,
+        half: Half,
+        range: Range<u64>,
+    ) -> Result<Option<PackedHalf>, OutOfMemory> {
         const CHUNK: usize = 1 << 16;
-        let mut cells = try_vec(table.index().size(half) as usize, || 0u32)?;
+        let mut cells = HugeArray::zeroed((range.end - range.start) as usize)?;
         let fits = cells.par_chunks_mut(CHUNK).enumerate().all(|(c, chunk)| {
             chunk.iter_mut().enumerate().all(|(k, cell)| {
-                let [dtm, dtz, dtz50] = plies(table, half, (c * CHUNK + k) as u64);
+                let idx = range.start + (c * CHUNK + k) as u64;
+                let [dtm, dtz, dtz50] = plies(table, half, idx);
                 let fits = dtm < 1 << DTM_BITS && dtz < 1 << DTZ_BITS && dtz50 < 1 << DTZ50_BITS;
                 *cell =
                     dtm as u32 | (dtz as u32) << DTM_BITS | (dtz50 as u32) << (DTM_BITS + DTZ_BITS);
                 fits
             })
         });
-        Ok(fits.then_some(PackedHalf { half, cells }))
+        Ok(fits.then_some(PackedHalf {
+            half,
+            first: range.start,
+            cells,
+        }))
     }
 
+    /// The codes of entry `idx` of half `h`, if held.
     #[inline]
-    fn get(&self, idx: u64) -> [u16; 3] {
-        let c = self.cells[idx as usize];
-        [
+    fn get(&self, h: Half, idx: u64) -> Option<[u16; 3]> {
+        if h != self.half {
+            return None;
+        }
+        let c = *self.cells.get(idx.checked_sub(self.first)? as usize)?;
+        Some([
             (c & ((1 << DTM_BITS) - 1)) as u16,
             (c >> DTM_BITS & ((1 << DTZ_BITS) - 1)) as u16,
             (c >> (DTM_BITS + DTZ_BITS)) as u16,
-        ]
+        ])
     }
 }
 
-/// Checks the entries of one half; in-table successors are read from `packed` where it holds
-/// their half.
-fn verify_half(
+/// Checks the entries `range` of one half; in-table successors are read from `packed` where
+/// it holds them.
+fn verify_range(
     table: &EndgameTables,
     subs: &[EndgameTables],
     half: Half,
+    range: Range<u64>,
     packed: Option<&PackedHalf>,
     bar: &ProgressBar,
 ) -> VerifyReport {
@@ -143,46 +229,49 @@ fn verify_half(
     let examples = Mutex::new(Vec::new());
     // Files that store broken entries as their neighbours leave nothing to check there.
     let marked = table.marks_broken();
-    let size = index.size(half);
-    (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-        // One position per chunk, cleared for each entry: no allocation per entry.
-        let mut pos = Position::startpos();
-        let mut scratch = Scratch::default();
-        let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
-        for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
-            let stored = plies(table, half, idx);
-            let Some(tb) = index.decode(half, idx) else {
-                n_broken += 1;
-                if marked && stored.iter().any(|&v| v != super::solve::CODE_NONE) {
-                    n_bad += 1;
-                }
-                continue;
-            };
-            n_checked += 1;
-            let computed = minimax(table, subs, packed, &mut pos, &tb, &mut scratch);
-            for m in 0..3 {
-                if computed[m] != stored[m] {
-                    n_bad += 1;
-                    let mut ex = examples.lock().expect("no panics while held");
-                    if ex.len() < 10 {
-                        ex.push(format!(
-                            "{} {} #{idx} {}: stored {:?}, successors give {:?} (plies codes)",
-                            table.material(),
-                            half.name(),
-                            Metric::ALL[m].name(),
-                            TbValue::from_raw(stored[m]),
-                            TbValue::from_raw(computed[m]),
-                        ));
+    let (first, size) = (range.start, range.end);
+    (first / CHUNK..size.div_ceil(CHUNK))
+        .into_par_iter()
+        .for_each(|c| {
+            // One position per chunk, cleared for each entry: no allocation per entry.
+            let mut pos = Position::startpos();
+            let mut scratch = Scratch::default();
+            let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
+            let chunk = (c * CHUNK).max(first)..((c + 1) * CHUNK).min(size);
+            for idx in chunk.clone() {
+                let stored = plies(table, half, idx);
+                let Some(tb) = index.decode(half, idx) else {
+                    n_broken += 1;
+                    if marked && stored.iter().any(|&v| v != super::solve::CODE_NONE) {
+                        n_bad += 1;
                     }
-                    break;
+                    continue;
+                };
+                n_checked += 1;
+                let computed = minimax(table, subs, packed, &mut pos, &tb, &mut scratch);
+                for m in 0..3 {
+                    if computed[m] != stored[m] {
+                        n_bad += 1;
+                        let mut ex = examples.lock().expect("no panics while held");
+                        if ex.len() < 10 {
+                            ex.push(format!(
+                                "{} {} #{idx} {}: stored {:?}, successors give {:?} (plies codes)",
+                                table.material(),
+                                half.name(),
+                                Metric::ALL[m].name(),
+                                TbValue::from_raw(stored[m]),
+                                TbValue::from_raw(computed[m]),
+                            ));
+                        }
+                        break;
+                    }
                 }
             }
-        }
-        checked.fetch_add(n_checked, Relaxed);
-        broken.fetch_add(n_broken, Relaxed);
-        bad.fetch_add(n_bad, Relaxed);
-        bar.inc(((c + 1) * CHUNK).min(size) - c * CHUNK);
-    });
+            checked.fetch_add(n_checked, Relaxed);
+            broken.fetch_add(n_broken, Relaxed);
+            bad.fetch_add(n_bad, Relaxed);
+            bar.inc(chunk.end - chunk.start);
+        });
     VerifyReport {
         checked: checked.into_inner(),
         broken: broken.into_inner(),
@@ -310,9 +399,9 @@ fn minimax(
     values.clear();
     values.extend(entries.iter().map(|&(k, h, i, _)| match k {
         DRAWN => [super::solve::CODE_DRAW; 3],
-        0 => match packed {
-            Some(p) if p.half == h => p.get(i),
-            _ => plies(table, h, i),
+        0 => match packed.and_then(|p| p.get(h, i)) {
+            Some(codes) => codes,
+            None => plies(table, h, i),
         },
         k => plies(&subs[k - 1], h, i),
     }));
@@ -346,4 +435,53 @@ fn minimax(
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::egtb::Material;
+
+    /// Every in-table successor of a round's checked entries lies in the round's packed range
+    /// (else it is read through the block cache: right, but slow), and every entry is checked
+    /// in exactly one round.
+    #[test]
+    fn rounds_hold_every_in_table_successor() {
+        for name in ["KRKN", "KBBK", "KQKR"] {
+            let m = Material::parse(name).unwrap().canonical().0;
+            let index = EndgameIndex::new(&m);
+            for &half in index.stored_halves() {
+                let target = Half::of(!half.stm());
+                let rounds = rounds(&index, half, target);
+                assert_eq!(rounds.len(), 10, "{name}");
+                let mut seen = vec![false; index.size(half) as usize];
+                let mut pos = Position::startpos();
+                for round in &rounds {
+                    for range in &round.checked {
+                        for idx in range.clone() {
+                            assert!(!std::mem::replace(&mut seen[idx as usize], true));
+                            // A sample: every entry's moves would take minutes.
+                            if idx % 8 != 0 {
+                                continue;
+                            }
+                            let Some(tb) = index.decode(half, idx) else {
+                                continue;
+                            };
+                            set_position(&mut pos, &tb);
+                            for mv in legal_moves(&pos).iter() {
+                                if pos.piece_at(mv.to()).is_some() {
+                                    continue;
+                                }
+                                let (succ, _) = successor(&pos, &tb, mv);
+                                let (h, i) = index.index_own(&succ).expect("legal successor");
+                                assert_eq!(h, target);
+                                assert!(round.target.contains(&i), "{name} {tb:?} {mv:?}");
+                            }
+                        }
+                    }
+                }
+                assert!(seen.iter().all(|&s| s), "{name}: an entry in no round");
+            }
+        }
+    }
 }

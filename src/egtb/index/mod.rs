@@ -28,7 +28,7 @@ pub use half::Half;
 pub use position::TbPosition;
 
 use super::material::Material;
-use crate::chess::{Color, PieceType};
+use crate::chess::{Color, PieceType, Square};
 use geometry::PAWN_RANKS;
 use half::HalfIndex;
 use rayon::prelude::*;
@@ -87,6 +87,24 @@ impl EndgameIndex {
     pub fn zones(&self, half: Half) -> (u64, u64) {
         let h = self.half(half);
         (h.main_size, h.untrimmed - h.main_size)
+    }
+
+    /// The blocks of a pawnless half, one per king placement: the stm king (in a1-d1-d4), the
+    /// sntm king and the block's entries (trimmed). Empty for endgames with pawns.
+    pub fn king_blocks(&self, half: Half) -> Vec<(Square, Square, std::ops::Range<u64>)> {
+        if self.material.has_pawns() {
+            return Vec::new();
+        }
+        let h = self.half(half);
+        king_placements::kk_placements(false)
+            .list
+            .iter()
+            .enumerate()
+            .map(|(b, &(ks, kn))| {
+                let (start, end) = (h.kk_base[b].min(h.size), h.kk_base[b + 1].min(h.size));
+                (ks, kn, start..end)
+            })
+            .collect()
     }
 
     /// The stored half and entry of a position. Handles the colour flip (a `KRKQ` position is
