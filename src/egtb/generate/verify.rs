@@ -105,7 +105,7 @@ fn rounds(index: &EndgameIndex, half: Half, target: Half) -> Vec<Round> {
     if checked.is_empty() {
         return vec![Round {
             target: 0..index.size(target),
-            checked: vec![0..index.size(half)],
+            checked: std::iter::once(0..index.size(half)).collect(),
         }];
     }
     let orbit = |s: Square| {
