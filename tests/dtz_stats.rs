@@ -39,10 +39,11 @@ fn won_by(o: Outcome, stm: Color, winner: Color) -> Option<u16> {
     }
 }
 
-/// The deepest of `depths` (plies) in moves, with the positions at it.
-fn deepest(depths: impl Iterator<Item = u16> + Clone) -> Option<Deepest> {
-    let moves = depths.clone().map(|p| p.div_ceil(2)).max()?;
-    let at = depths.filter(|p| p.div_ceil(2) == moves);
+/// The deepest of `depths` (plies) in the winner's moves, with the positions at it.
+fn deepest(depths: impl Iterator<Item = u16> + Clone, loser_to_move: bool) -> Option<Deepest> {
+    let in_moves = |p: u16| if loser_to_move { p / 2 } else { p.div_ceil(2) };
+    let moves = depths.clone().map(in_moves).max()?;
+    let at = depths.filter(|&p| in_moves(p) == moves);
     Some(Deepest {
         moves,
         positions: at.clone().count() as u64,
@@ -87,8 +88,8 @@ fn brute_force(t: &EndgameTables) -> [([WinStats; 2], u64); 2] {
                 .filter_map(|&(_, z50)| won_by(z50, stm, winner));
             WinStats {
                 wins: won.len() as u64,
-                max_dtz: deepest(won.iter().map(|w| w.0)),
-                max_dtz50: deepest(won50),
+                max_dtz: deepest(won.iter().map(|w| w.0), winner != stm),
+                max_dtz50: deepest(won50, winner != stm),
                 drawn_by_rule50: won.iter().filter(|w| w.1.is_none()).count() as u64,
                 delayed_by_rule50: won.iter().filter(|w| w.1 > Some(w.0)).count() as u64,
             }

@@ -11,7 +11,7 @@ use fortress::chess::Position;
 use fortress::egtb::generate::{gentb, GenOptions, TableSummary};
 use fortress::egtb::probe::{Tablebases, Wdl};
 use fortress::egtb::{EndgameIndex, Half, Material};
-use playout::{fen_of, play, won_positions, End};
+use playout::{fen_of, play, won_positions, End, Winner};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -71,9 +71,9 @@ fn playouts_sz0z50z_win_every_game_and_dtm_does_not() {
             );
             for pos in &positions {
                 games += 1;
-                let (end, _) = play(&reg, pos, false);
+                let (end, _) = play(&reg, pos, Winner::Sz50);
                 assert_eq!(end, End::Mate, "SZ°Z50Z failed from {}", pos.to_fen());
-                let (end, _) = play(&reg, pos, true);
+                let (end, _) = play(&reg, pos, Winner::Dtm);
                 if end != End::Mate {
                     dtm_fails.push((h, end, pos.to_fen()));
                 }

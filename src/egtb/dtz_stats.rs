@@ -16,19 +16,24 @@ use rayon::prelude::*;
 /// The deepest wins of one metric among some positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Deepest {
-    /// The depth in the paper's unit, the winner's moves: ceil(plies / 2).
+    /// The depth in the paper's unit, the moves the winner makes before the zeroing (or
+    /// mate): with the winner to move ceil(plies / 2), with the loser to move floor(plies / 2).
     pub moves: u16,
-    /// Positions at that many moves. A move's two plies can both be the depth: a win whose
-    /// zeroing move is the winner's (odd plies) or the loser's forced capture (even).
+    /// Positions at that many moves. A move's two plies can both be the depth: a zeroing move
+    /// of the winner's, or the loser's forced capture after it.
     pub positions: u64,
     /// The largest depth in plies among them.
     pub plies: u16,
 }
 
 impl Deepest {
-    /// A position at `plies` more.
-    fn add(this: &mut Option<Deepest>, plies: u16) {
-        let moves = plies.div_ceil(2);
+    /// A position at `plies` more, its loser to move or not.
+    fn add(this: &mut Option<Deepest>, plies: u16, loser_to_move: bool) {
+        let moves = if loser_to_move {
+            plies / 2
+        } else {
+            plies.div_ceil(2)
+        };
         match this {
             Some(d) if d.moves > moves => {}
             Some(d) if d.moves == moves => {
@@ -76,10 +81,10 @@ pub struct WinStats {
 impl WinStats {
     /// The figures of one entry whose DTZ and DTZ50, from the winner's side, are `dtz` and
     /// `dtz50` plies (None: not a win for that side).
-    fn add(&mut self, dtz: Option<u16>, dtz50: Option<u16>) {
+    fn add(&mut self, dtz: Option<u16>, dtz50: Option<u16>, loser_to_move: bool) {
         if let Some(z) = dtz {
             self.wins += 1;
-            Deepest::add(&mut self.max_dtz, z);
+            Deepest::add(&mut self.max_dtz, z, loser_to_move);
             match dtz50 {
                 None => self.drawn_by_rule50 += 1,
                 Some(z50) if z50 > z => self.delayed_by_rule50 += 1,
@@ -87,7 +92,7 @@ impl WinStats {
             }
         }
         if let Some(z50) = dtz50 {
-            Deepest::add(&mut self.max_dtz50, z50);
+            Deepest::add(&mut self.max_dtz50, z50, loser_to_move);
         }
     }
 
@@ -152,8 +157,8 @@ pub fn scan(tables: &EndgameTables) -> EndgameStats {
                             Outcome::Loss(n) => Some(n),
                             _ => None,
                         };
-                        s[0].add(win(dtz), win(dtz50));
-                        s[1].add(loss(dtz), loss(dtz50));
+                        s[0].add(win(dtz), win(dtz50), false);
+                        s[1].add(loss(dtz), loss(dtz50), true);
                     }
                     s
                 },
@@ -177,5 +182,36 @@ pub fn scan(tables: &EndgameTables) -> EndgameStats {
     EndgameStats {
         material: index.material(),
         by,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loser's forced capture after the winner's k-th move is k moves deep, as the zeroing
+    /// move the winner makes as his k-th is: KRBKNN's 82 positions at the deepest loss of
+    /// White to move (Table 3) count the 4-ply losses, not its 12 of 3 plies.
+    #[test]
+    fn depth_in_the_winners_moves() {
+        let mut loser = None;
+        for plies in [3, 4, 4] {
+            Deepest::add(&mut loser, plies, true);
+        }
+        let at = |moves, positions, plies| {
+            Some(Deepest {
+                moves,
+                positions,
+                plies,
+            })
+        };
+        assert_eq!(loser, at(2, 2, 4));
+        let mut winner = None;
+        for plies in [3, 4, 4] {
+            Deepest::add(&mut winner, plies, false);
+        }
+        assert_eq!(winner, at(2, 3, 4));
+        Deepest::add(&mut winner, 5, false);
+        assert_eq!(winner, at(3, 1, 5));
     }
 }

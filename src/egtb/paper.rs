@@ -295,6 +295,16 @@ impl Paper {
         }
     }
 
+    /// Table 6's positions of `material` (the paper's name for each, its FEN): the starts of
+    /// the play-out benchmark.
+    pub fn example_positions(&self, material: &Material) -> Vec<(&'static str, &'static str)> {
+        self.examples
+            .iter()
+            .filter(|e| e.material == *material)
+            .map(|e| (e.key, e.fen))
+            .collect()
+    }
+
     /// The Table 6 examples of the endgame of `tables`, probed: result, DTM, DTZ and DTZ50 in
     /// plies (DTM from the files' winner's moves: a win in k moves is 2k - 1 plies, a loss in
     /// k moves 2k).

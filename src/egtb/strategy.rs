@@ -20,7 +20,7 @@
 //!   moves after which the opponent has the most replies that lose under the rule (the most
 //!   ways to go wrong); among blessed losses the greatest DTZ; then move order.
 
-use super::file::{Outcome, TbValue};
+use super::file::{Metric, Outcome, TbValue};
 use super::probe::{depth, TbProbe, Wdl, RULE50};
 
 /// The value of one root move for the mover, and how many of the opponent's replies to it lose
@@ -157,17 +157,29 @@ pub fn rank(halfmove: u16, moves: &[MoveValues]) -> Vec<usize> {
     order
 }
 
-/// SM⁻ and its mirror, for comparison in tests and benchmarks: the winner takes the least DTM,
-/// the loser the greatest, a drawn side any move that keeps the plain draw. Ignores the 50-move
-/// rule, which is the point.
-pub fn choose_dtm(moves: &[MoveValues]) -> Option<usize> {
+/// SM⁻ (`Metric::Dtm`) or SZ⁻ (`Metric::Dtz`) and its mirror, for comparison in tests and
+/// benchmarks: the winner takes the least of the metric (then the least DTM), the loser the
+/// greatest, a drawn side any move that keeps the plain draw. Ignores the 50-move rule, which is
+/// the point: the paper's strategies without DTZ50 that fail in KBBKNN.
+pub fn choose_least(moves: &[MoveValues], metric: Metric) -> Option<usize> {
+    let value = |i: usize| match metric {
+        Metric::Dtm => moves[i].v.dtm,
+        Metric::Dtz => moves[i].v.dtz,
+        Metric::Dtz50 => moves[i].v.dtz50,
+    };
     let result = moves.iter().map(|m| m.v.wdl()).max()?;
     let mut set: Vec<usize> = (0..moves.len())
         .filter(|&i| moves[i].v.wdl() == result)
         .collect();
     match result {
-        Wdl::Win => keep_min(&mut set, |i| d(moves[i].v.dtm)),
-        Wdl::Loss => keep_min(&mut set, |i| std::cmp::Reverse(d(moves[i].v.dtm))),
+        Wdl::Win => {
+            keep_min(&mut set, |i| d(value(i)));
+            keep_min(&mut set, |i| d(moves[i].v.dtm));
+        }
+        Wdl::Loss => {
+            keep_min(&mut set, |i| std::cmp::Reverse(d(value(i))));
+            keep_min(&mut set, |i| std::cmp::Reverse(d(moves[i].v.dtm)));
+        }
         Wdl::Draw => {}
     }
     set.first().copied()
@@ -241,8 +253,9 @@ mod tests {
         assert_eq!(c.best, 1);
         // With a fresh counter both win; Z50⁻ still picks the least DTZ50.
         assert_eq!(choose(0, &moves).unwrap().best, 1);
-        // SM⁻ would take move 0.
-        assert_eq!(choose_dtm(&moves), Some(0));
+        // SM⁻ would take move 0, SZ⁻ move 1.
+        assert_eq!(choose_least(&moves, Metric::Dtm), Some(0));
+        assert_eq!(choose_least(&moves, Metric::Dtz), Some(1));
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! Play-outs shared by `tests/tables_play.rs` and `benches/playout.rs`: random positions of an
-//! endgame won under the 50-move rule, and games from them between a winner (SZ°Z50Z or SM⁻)
-//! and the perfect defender (the mirror strategy), judged with the real half-move counter.
+//! endgame won under the 50-move rule, and games from them between a winner (SZ°Z50Z, SM⁻ or
+//! SZ⁻) and the perfect defender (the mirror strategy), judged with the real half-move counter.
 #![allow(dead_code)]
 
 use fortress::chess::{legal_moves, Color, Piece, PieceType, Position};
+use fortress::egtb::file::Metric;
 use fortress::egtb::probe::{analyse_root, Registry, Wdl};
-use fortress::egtb::strategy::{choose, choose_dtm};
+use fortress::egtb::strategy::{choose, choose_least};
 use fortress::egtb::{EndgameIndex, Material, TbPosition};
 
 pub fn fen_of(tb: &TbPosition, halfmove: u16) -> String {
@@ -83,9 +84,20 @@ pub enum End {
     Other(String),
 }
 
-/// Plays from `pos` (winner to move) with the winner's strategy `dtm` (SM⁻) or SZ°Z50Z,
-/// against the perfect defender (the mirror strategy).
-pub fn play(reg: &Registry, start: &Position, dtm: bool) -> (End, usize) {
+/// The winner's strategy in a play-out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Winner {
+    /// SZ°Z50Z, the engine's own.
+    Sz50,
+    /// SM⁻: the least DTM.
+    Dtm,
+    /// SZ⁻: the least DTZ.
+    Dtz,
+}
+
+/// Plays from `pos` (winner to move) with the winner's strategy against the perfect defender
+/// (the mirror of SZ°Z50Z).
+pub fn play(reg: &Registry, start: &Position, strategy: Winner) -> (End, usize) {
     let mut pos = start.clone();
     let winner = pos.side_to_move();
     for ply in 0..1000 {
@@ -111,10 +123,14 @@ pub fn play(reg: &Registry, start: &Position, dtm: bool) -> (End, usize) {
             );
         };
         let values: Vec<_> = a.moves.iter().map(|m| m.1).collect();
-        let i = if dtm && pos.side_to_move() == winner {
-            choose_dtm(&values).unwrap()
-        } else {
-            choose(pos.halfmove_clock(), &values).unwrap().best
+        let i = match strategy {
+            Winner::Dtm if pos.side_to_move() == winner => {
+                choose_least(&values, Metric::Dtm).unwrap()
+            }
+            Winner::Dtz if pos.side_to_move() == winner => {
+                choose_least(&values, Metric::Dtz).unwrap()
+            }
+            _ => choose(pos.halfmove_clock(), &values).unwrap().best,
         };
         pos.make_move(a.moves[i].0);
     }

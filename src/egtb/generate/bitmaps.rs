@@ -20,7 +20,7 @@
 //! Passes are over blocks of entries, each independent of the others within a pass, and could
 //! be split across machines by blocks of king placements (the layout numbers kings first).
 
-use super::depth_log::{DepthLog, DepthReader, SEGMENT};
+use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
 use super::mapped::MappedValues;
 use super::moves::{
@@ -554,8 +554,11 @@ pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
         (0..size.div_ceil(SEGMENT))
             .into_par_iter()
             .try_for_each_init(
-                || (Vec::new(), Vec::new(), Vec::new()),
-                |(codes, words, won), seg| -> io::Result<()> {
+                || (Vec::new(), LogScratch::new()),
+                |(codes, scratch), seg| -> io::Result<()> {
+                    let scratch = scratch
+                        .as_mut()
+                        .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
                     let first = seg * SEGMENT;
                     let len = ((first + SEGMENT).min(size) - first) as usize;
                     codes.clear();
@@ -565,8 +568,7 @@ pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
                         part.resolved.log.for_each_resolved(
                             h,
                             seg,
-                            words,
-                            won,
+                            scratch,
                             |idx, d, is_won| {
                                 if part.cap.is_some_and(|c| d > c) {
                                     return;

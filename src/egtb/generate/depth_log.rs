@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Entries a record covers (a multiple of 64: whole words of a bitmap).
 pub const SEGMENT: u64 = 1 << 20;
@@ -71,24 +72,28 @@ impl DepthLog {
     }
 
     fn write(&mut self, half: Half, depth: u16, bits: &Bits) -> io::Result<()> {
+        // One raw buffer and one compression context per thread, not per segment: a pass of
+        // a deep endgame writes thousands of records (KRBKNN's DTM: 446 passes).
         let parts: Vec<(u32, Vec<u8>)> = bits
             .words()
             .par_chunks(SEGMENT_WORDS)
             .enumerate()
-            .filter_map(|(s, words)| {
-                if words
-                    .iter()
-                    .all(|w| w.load(std::sync::atomic::Ordering::Relaxed) == 0)
-                {
-                    return None;
-                }
-                let raw: Vec<u8> = words
-                    .iter()
-                    .flat_map(|w| w.load(std::sync::atomic::Ordering::Relaxed).to_le_bytes())
-                    .collect();
-                Some((s as u32, zstd::bulk::compress(&raw, LEVEL)))
-            })
-            .map(|(s, r)| r.map(|bytes| (s, bytes)))
+            .map_init(
+                || (Vec::new(), zstd::bulk::Compressor::new(LEVEL)),
+                |(raw, compressor), (s, words)| {
+                    if words.iter().all(|w| w.load(Relaxed) == 0) {
+                        return None;
+                    }
+                    let compressor = match compressor {
+                        Ok(c) => c,
+                        Err(e) => return Some(Err(io::Error::new(e.kind(), e.to_string()))),
+                    };
+                    raw.clear();
+                    raw.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+                    Some(compressor.compress(raw).map(|bytes| (s as u32, bytes)))
+                },
+            )
+            .flatten()
             .collect::<io::Result<_>>()?;
         let out = self.out.as_mut().expect("open until finished");
         for (segment, bytes) in parts {
@@ -155,16 +160,15 @@ impl DepthReader {
     }
 
     /// Calls `f(entry, depth, won)` for every entry of segment `segment` of half `half` that
-    /// was resolved (at most once per entry; the others are draws or broken). `words` and
-    /// `won` are scratch.
+    /// was resolved (at most once per entry; the others are draws or broken).
     pub fn for_each_resolved(
         &self,
         half: Half,
         segment: u64,
-        words: &mut Vec<u8>,
-        won: &mut Vec<u8>,
+        scratch: &mut LogScratch,
         mut f: impl FnMut(u64, u16, bool),
     ) -> io::Result<()> {
+        let LogScratch { words, won, dctx } = scratch;
         let key = (half as u8, segment as u32);
         let first = self.records.partition_point(|r| (r.half, r.segment) < key);
         let records = self.records[first..]
@@ -176,12 +180,12 @@ impl DepthReader {
         won.resize(SEGMENT_WORDS * 8, 0);
         if let Some(r) = records.clone().last().filter(|r| r.depth == WON) {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
-            zstd::bulk::decompress_to_buffer(src, won)?;
+            dctx.decompress_to_buffer(src, won)?;
         }
         for r in records.filter(|r| r.depth != WON) {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
             words.resize(SEGMENT_WORDS * 8, 0);
-            let n = zstd::bulk::decompress_to_buffer(src, words)?;
+            let n = dctx.decompress_to_buffer(src, words)?;
             for (w, chunk) in words[..n].chunks_exact(8).enumerate() {
                 let mut bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
                 while bits != 0 {
@@ -196,6 +200,24 @@ impl DepthReader {
             }
         }
         Ok(())
+    }
+}
+
+/// The buffers and decompression context of one thread reading a log: a segment's records are
+/// read without allocating.
+pub struct LogScratch {
+    words: Vec<u8>,
+    won: Vec<u8>,
+    dctx: zstd::bulk::Decompressor<'static>,
+}
+
+impl LogScratch {
+    pub fn new() -> io::Result<LogScratch> {
+        Ok(LogScratch {
+            words: Vec::new(),
+            won: Vec::new(),
+            dctx: zstd::bulk::Decompressor::new()?,
+        })
     }
 }
 
