@@ -123,13 +123,13 @@ pub fn play(reg: &Registry, start: &Position, strategy: Winner) -> (End, usize) 
             );
         };
         let values: Vec<_> = a.moves.iter().map(|m| m.1).collect();
-        let i = match strategy {
-            Winner::Dtm if pos.side_to_move() == winner => {
-                choose_least(&values, Metric::Dtm).unwrap()
-            }
-            Winner::Dtz if pos.side_to_move() == winner => {
-                choose_least(&values, Metric::Dtz).unwrap()
-            }
+        let least = match strategy {
+            Winner::Sz50 => None,
+            Winner::Dtm => Some(Metric::Dtm),
+            Winner::Dtz => Some(Metric::Dtz),
+        };
+        let i = match least {
+            Some(metric) if pos.side_to_move() == winner => choose_least(&values, metric).unwrap(),
             _ => choose(pos.halfmove_clock(), &values).unwrap().best,
         };
         pos.make_move(a.moves[i].0);
