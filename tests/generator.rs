@@ -205,6 +205,65 @@ fn bitmap_solver_gives_the_recorded_values() {
     assert!(failures.is_empty(), "values differ: {failures:?}");
 }
 
+/// Where DTZ runs deeper than the rule and every sub-endgame is clean, the bitmap solver makes
+/// DTZ50 from DTZ's own values, capped at 100 plies, rather than putting it together from its
+/// depth log: KBBKN (DTZ 99 moves) gets the same three files and the same summary from both
+/// solvers.
+#[test]
+fn bitmap_solver_caps_dtz_as_the_values_solver_does() {
+    let kbbkn = Material::parse("KBBKN").unwrap();
+    let by_values = tempfile::tempdir().expect("temporary directory");
+    let values_opts = GenOptions {
+        verify: false,
+        ..options(by_values.path(), false)
+    };
+    let built = gentb(&[kbbkn], &values_opts, &mut |_| {}).expect("values solver");
+    let from_values = built.last().expect("KBBKN built");
+    let by_bitmaps = tempfile::tempdir().expect("temporary directory");
+    let bitmap_opts = GenOptions {
+        dir: by_bitmaps.path().to_path_buf(),
+        bitmaps: true,
+        force: true,
+        also: vec![by_values.path().to_path_buf()],
+        ..values_opts.clone()
+    };
+    let built = gentb(&[kbbkn], &bitmap_opts, &mut |_| {}).expect("bitmap solver");
+    let from_bitmaps = built.last().expect("KBBKN");
+    assert_eq!(from_bitmaps.material, kbbkn);
+    assert_eq!(
+        built.iter().filter(|s| s.built).count(),
+        1,
+        "only KBBKN is built again, its sub-endgames are found"
+    );
+    assert_eq!(from_values.dtz50, Dtz50Method::DtzCapped);
+    assert_eq!(from_bitmaps.dtz50, Dtz50Method::DtzCapped);
+    assert_eq!(
+        format!("{:?}", from_bitmaps.halves),
+        format!("{:?}", from_values.halves)
+    );
+    let wins_drawn: u64 = from_bitmaps
+        .halves
+        .iter()
+        .flatten()
+        .map(|h| h.dtz50_draws_of_wins)
+        .sum();
+    assert!(wins_drawn > 0, "the rule draws some of KBBKN's wins");
+    for metric in Metric::ALL {
+        let name = format!("KBBKN.{}.ftb", metric.name());
+        let payload = |dir: &std::path::Path| {
+            fortress::egtb::file::TableFile::open(&dir.join(&name))
+                .expect("table file")
+                .header()
+                .payload_hash
+        };
+        assert_eq!(
+            payload(by_bitmaps.path()),
+            payload(by_values.path()),
+            "{name}"
+        );
+    }
+}
+
 /// Issue #7: every claim of the recognizers, on every position of every 3-4 man table, each
 /// colouring, holds for the table's result. The fence detector makes no claim here (its marks
 /// cannot span eight files with three pawns), so the figures of `tests/recognize.rs` test it;

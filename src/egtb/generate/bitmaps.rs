@@ -39,26 +39,47 @@ use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-/// One bit per entry.
+/// One bit per entry, with a summary bit per block of `BLOCK_WORDS` words that is set when a
+/// bit of the block is: a pass of a deep endgame (KRBKNN: 446 passes a metric) drains and logs
+/// sparse frontiers, and reads only the blocks that hold something instead of whole halves.
 pub struct Bits {
     words: HugeArray<AtomicU64>,
+    /// Invariant: every block with a bit set has its summary bit set.
+    blocks: Vec<AtomicU64>,
 }
+
+/// Words of a bitmap one summary bit stands for (32,768 entries): a task's share of a drain.
+const BLOCK_WORDS: usize = 512;
 
 impl Bits {
     fn empty() -> Bits {
         Bits {
             words: HugeArray::zeroed(0).expect("nothing to allocate"),
+            blocks: Vec::new(),
         }
     }
 
     fn new(entries: u64) -> Result<Bits, OutOfMemory> {
+        let words = entries.div_ceil(64) as usize;
         Ok(Bits {
-            words: HugeArray::zeroed(entries.div_ceil(64) as usize)?,
+            words: HugeArray::zeroed(words)?,
+            blocks: try_vec(words.div_ceil(BLOCK_WORDS).div_ceil(64), || {
+                AtomicU64::new(0)
+            })?,
         })
     }
 
     pub(super) fn words(&self) -> &[AtomicU64] {
         &self.words
+    }
+
+    /// May words `range` hold a set bit? (False: they are all clear.)
+    pub(super) fn may_hold(&self, range: std::ops::Range<usize>) -> bool {
+        if range.is_empty() {
+            return false;
+        }
+        (range.start / BLOCK_WORDS..=(range.end - 1) / BLOCK_WORDS)
+            .any(|b| self.blocks[b / 64].load(Relaxed) >> (b % 64) & 1 != 0)
     }
 
     #[inline(always)]
@@ -67,19 +88,26 @@ impl Bits {
     }
 
     /// Clears every set bit, calling `f(i)` for each (in parallel); the sum of what `f` returns.
+    /// Nothing may set bits of `self` meanwhile.
     fn drain(&self, f: impl Fn(u64) -> u64 + Sync) -> u64 {
-        self.words
-            .par_chunks(WORDS)
-            .enumerate()
-            .map(|(c, chunk)| {
+        (0..self.words.len().div_ceil(BLOCK_WORDS))
+            .into_par_iter()
+            .map(|b| {
+                let (flags, bit) = (&self.blocks[b / 64], 1u64 << (b % 64));
+                if flags.load(Relaxed) & bit == 0 {
+                    return 0;
+                }
+                flags.fetch_and(!bit, Relaxed);
+                let first = b * BLOCK_WORDS;
+                let words = &self.words[first..(first + BLOCK_WORDS).min(self.words.len())];
                 let mut sum = 0;
-                for (k, word) in chunk.iter().enumerate() {
+                for (k, word) in words.iter().enumerate() {
                     // Most words are empty: a plain load skips them without a locked exchange.
                     if word.load(Relaxed) == 0 {
                         continue;
                     }
                     let mut w = word.swap(0, Relaxed);
-                    let base = ((c * WORDS + k) * 64) as u64;
+                    let base = ((first + k) * 64) as u64;
                     while w != 0 {
                         sum += f(base + w.trailing_zeros() as u64);
                         w &= w - 1;
@@ -94,7 +122,17 @@ impl Bits {
     #[inline(always)]
     fn set(&self, i: u64) -> bool {
         let m = 1u64 << (i % 64);
-        self.words[(i / 64) as usize].fetch_or(m, Relaxed) & m == 0
+        let w = (i / 64) as usize;
+        let fresh = self.words[w].fetch_or(m, Relaxed) & m == 0;
+        // A bit already set lies in a marked block (the invariant); a fresh one marks its own.
+        if fresh {
+            let b = w / BLOCK_WORDS;
+            let (flags, bit) = (&self.blocks[b / 64], 1u64 << (b % 64));
+            if flags.load(Relaxed) & bit == 0 {
+                flags.fetch_or(bit, Relaxed);
+            }
+        }
+        fresh
     }
 }
 
@@ -513,9 +551,6 @@ impl BitmapSolver<'_> {
     }
 }
 
-/// Words of a bitmap a task takes.
-const WORDS: usize = 64;
-
 /// Entry `pi` of half `ph` has a move to a position resolved at the pass's depth: won at
 /// once if that position is lost (`to_loss`; true if newly resolved), else marked a candidate.
 #[inline]
@@ -534,12 +569,10 @@ fn reach(bits: &[HalfBits; 2], cand: &Bits, ph: Half, pi: u64, to_loss: bool) ->
     false
 }
 
-/// One metric's values to put together (`assemble`): those of `resolved`, with wins and losses
-/// deeper than `cap` plies drawn (DTZ50 from DTZ), into `out`.
+/// One metric's values to put together (`assemble`): those of `resolved`, into `out`.
 pub struct Assembly<'a> {
     pub resolved: &'a Resolved,
     pub metric: Metric,
-    pub cap: Option<u16>,
     pub out: &'a MappedValues,
 }
 
@@ -551,54 +584,84 @@ pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
     for &h in layout.nalimov().stored_halves() {
         let cells: Vec<&[AtomicU16]> = parts.iter().map(|p| p.out.cells(h)).collect();
         let size = layout.size(h);
-        (0..size.div_ceil(SEGMENT))
-            .into_par_iter()
-            .try_for_each_init(
-                || (Vec::new(), LogScratch::new()),
-                |(codes, scratch), seg| -> io::Result<()> {
-                    let scratch = scratch
-                        .as_mut()
-                        .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
-                    let first = seg * SEGMENT;
-                    let len = ((first + SEGMENT).min(size) - first) as usize;
-                    codes.clear();
-                    codes.resize(n * len, CODE_DRAW);
-                    for (p, part) in parts.iter().enumerate() {
-                        let codes = &mut codes[p * len..(p + 1) * len];
-                        part.resolved.log.for_each_resolved(
-                            h,
-                            seg,
-                            scratch,
-                            |idx, d, is_won| {
-                                if part.cap.is_some_and(|c| d > c) {
-                                    return;
-                                }
-                                codes[(idx - first) as usize] =
-                                    if is_won { win(d) } else { loss(d) };
-                            },
-                        )?;
-                    }
-                    layout.scan(h, first..first + len as u64, |idx, pos| {
-                        let Some(pos) = pos else {
-                            return;
-                        };
-                        let mut entries = [0u64; 2];
-                        let mut count = 0;
-                        layout.nalimov_entries(h, idx, pos, |ni| {
-                            entries[count] = ni;
-                            count += 1;
-                        });
-                        let at = (idx - first) as usize;
-                        for (p, part) in parts.iter().enumerate() {
-                            let v = to_file_value(part.metric, codes[p * len + at]).raw();
-                            for &ni in &entries[..count] {
-                                cells[p][ni as usize].store(v, Relaxed);
-                            }
-                        }
+        // Segments in the order of the Nalimov blocks they write: the values being written at
+        // any time lie in a few blocks, not all over the half (the layout places White's king,
+        // Nalimov's index the side to move's), so the mapped files' pages are written while
+        // they are in the page cache (KQRKBN's half with Black to move: 22 GB of values).
+        let mut order: Vec<u64> = (0..size.div_ceil(SEGMENT)).collect();
+        order.sort_by_key(|&s| layout.nalimov_kings(h, s * SEGMENT));
+        order.into_par_iter().try_for_each_init(
+            || (Vec::new(), LogScratch::new()),
+            |(codes, scratch), seg| -> io::Result<()> {
+                let scratch = scratch
+                    .as_mut()
+                    .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
+                let first = seg * SEGMENT;
+                let len = ((first + SEGMENT).min(size) - first) as usize;
+                codes.clear();
+                codes.resize(n * len, CODE_DRAW);
+                for (p, part) in parts.iter().enumerate() {
+                    let codes = &mut codes[p * len..(p + 1) * len];
+                    part.resolved
+                        .log
+                        .for_each_resolved(h, seg, scratch, |idx, d, is_won| {
+                            codes[(idx - first) as usize] = if is_won { win(d) } else { loss(d) };
+                        })?;
+                }
+                layout.scan(h, first..first + len as u64, |idx, pos| {
+                    let Some(pos) = pos else {
+                        return;
+                    };
+                    let mut entries = [0u64; 2];
+                    let mut count = 0;
+                    layout.nalimov_entries(h, idx, pos, |ni| {
+                        entries[count] = ni;
+                        count += 1;
                     });
-                    Ok(())
-                },
-            )?;
+                    let at = (idx - first) as usize;
+                    for (p, part) in parts.iter().enumerate() {
+                        let v = to_file_value(part.metric, codes[p * len + at]).raw();
+                        for &ni in &entries[..count] {
+                            cells[p][ni as usize].store(v, Relaxed);
+                        }
+                    }
+                });
+                Ok(())
+            },
+        )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A drain calls back every set bit once, in any block, and leaves the bitmap and its
+    /// summary clear; `may_hold` answers by the blocks.
+    #[test]
+    fn drain_finds_every_bit_through_the_summary() {
+        let entries = 3 * BLOCK_WORDS as u64 * 64 + 100;
+        let bits = Bits::new(entries).unwrap();
+        let set = [0, 63, 64, 32_767, 32_768, 60_000, entries - 1];
+        for &i in &set {
+            assert!(bits.set(i));
+            assert!(!bits.set(i), "set twice");
+        }
+        assert!(bits.may_hold(0..1));
+        assert!(!bits.may_hold(2 * BLOCK_WORDS..2 * BLOCK_WORDS + 10));
+        assert!(bits.may_hold(3 * BLOCK_WORDS..bits.words().len()));
+        let seen = std::sync::Mutex::new(Vec::new());
+        let n = bits.drain(|i| {
+            seen.lock().unwrap().push(i);
+            1
+        });
+        assert_eq!(n, set.len() as u64);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        assert_eq!(seen, set);
+        assert!(bits.words().iter().all(|w| w.load(Relaxed) == 0));
+        assert!(!bits.may_hold(0..bits.words().len()));
+        assert_eq!(bits.drain(|_| 1), 0);
+    }
 }

@@ -81,7 +81,10 @@ impl DepthLog {
             .map_init(
                 || (Vec::new(), zstd::bulk::Compressor::new(LEVEL)),
                 |(raw, compressor), (s, words)| {
-                    if words.iter().all(|w| w.load(Relaxed) == 0) {
+                    let first = s * SEGMENT_WORDS;
+                    if !bits.may_hold(first..first + words.len())
+                        || words.iter().all(|w| w.load(Relaxed) == 0)
+                    {
                         return None;
                     }
                     let compressor = match compressor {

@@ -17,7 +17,7 @@
 use crate::chess::attacks::{king_attacks, pawn_attacks};
 use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::index::binomial::{binom, colex_unrank};
-use crate::egtb::index::{EndgameIndex, Half, Symmetry, TbPosition};
+use crate::egtb::index::{normalising_symmetry, EndgameIndex, Half, Symmetry, TbPosition};
 
 /// The triangle a1-d1-d4 (file >= rank) by number, and its inverse.
 const TRIANGLE: [u8; 10] = [0, 1, 2, 3, 9, 10, 11, 18, 19, 27];
@@ -575,6 +575,18 @@ impl<'a> Layout<'a> {
         d
     }
 
+    /// White's and Black's kings as a plain entry's digits place them.
+    #[inline(always)]
+    fn kings_of_digits(&self, d: &Digits) -> (Square, Square) {
+        let k = d[0] as u8;
+        let wk = if self.pawns {
+            (k / 4) * 8 + k % 4
+        } else {
+            TRIANGLE[k as usize]
+        };
+        (Square(wk), Square(d[1] as u8))
+    }
+
     /// The men the digits name; with `CHECK`, None when two men share a square.
     #[inline(always)]
     fn position_of_digits<const CHECK: bool>(&self, h: Half, d: &Digits) -> Option<TbPosition> {
@@ -594,12 +606,8 @@ impl<'a> Layout<'a> {
             occ |= bits;
             pos.pieces[g.color.index()][g.kind.index()] = Bitboard(bits);
         }
-        let (k, bk) = (d[0] as u64, d[1] as u64);
-        let wk = if self.pawns {
-            (k / 4) * 8 + k % 4
-        } else {
-            TRIANGLE[k as usize] as u64
-        };
+        let (wk, bk) = self.kings_of_digits(d);
+        let (wk, bk) = (wk.0 as u64, bk.0 as u64);
         if CHECK && (occ >> bk & 1 != 0 || occ >> wk & 1 != 0 || wk == bk) {
             return None;
         }
@@ -736,6 +744,22 @@ impl<'a> Layout<'a> {
     pub fn nalimov(&self) -> &EndgameIndex {
         self.nalimov
     }
+
+    /// Where entry `idx` of half `h` lies among Nalimov's king blocks: its kings normalised as
+    /// Nalimov's index places them, the side to move's first (ascending in the order of the
+    /// blocks); the e.p. part after every block.
+    pub fn nalimov_kings(&self, h: Half, idx: u64) -> (u8, u8) {
+        if idx >= self.plain {
+            return (u8::MAX, u8::MAX);
+        }
+        let (wk, bk) = self.kings_of_digits(&self.digits(idx));
+        let (ks, kn) = match h.stm() {
+            Color::White => (wk, bk),
+            Color::Black => (bk, wk),
+        };
+        let sym = normalising_symmetry(self.pawns, ks, kn);
+        (sym.square(ks).0, sym.square(kn).0)
+    }
 }
 
 #[cfg(test)]
@@ -808,6 +832,35 @@ mod tests {
                 }
                 assert_eq!(seen, size, "{name}");
             }
+        }
+    }
+
+    /// `nalimov_kings` names the king block of Nalimov's index that an entry's values go to,
+    /// in both halves (the one with Black to move numbers Black's king first).
+    #[test]
+    fn nalimov_kings_names_the_block_written() {
+        for name in ["KQKR", "KBBK", "KRKN"] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let mut checked = 0u64;
+            for &h in index.stored_halves() {
+                let blocks = index.king_blocks(h);
+                for idx in (0..layout.size(h)).step_by(7) {
+                    let Some(pos) = layout.decode(h, idx) else {
+                        continue;
+                    };
+                    layout.nalimov_entries(h, idx, &pos, |ni| {
+                        let (ks, kn, _) = blocks
+                            .iter()
+                            .find(|b| b.2.contains(&ni))
+                            .expect("a main-zone entry lies in a king block");
+                        assert_eq!(layout.nalimov_kings(h, idx), (ks.0, kn.0), "{name} {idx}");
+                        checked += 1;
+                    });
+                }
+            }
+            assert!(checked > 1000, "{name}: {checked}");
         }
     }
 

@@ -7,10 +7,12 @@
 use crate::egtb::file::TbValue;
 use crate::egtb::index::Half;
 use memmap2::MmapMut;
+use rayon::prelude::*;
 use std::fs::OpenOptions;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU16;
+use std::sync::atomic::Ordering::Relaxed;
 
 pub struct MappedValues {
     path: PathBuf,
@@ -61,6 +63,16 @@ impl MappedValues {
         // views of `&self` (this one) or of `&mut self` (`values`), so no plain reference to
         // them lives while atomic writes happen.
         unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<AtomicU16>(), len) }
+    }
+
+    /// Replaces every value `v` of both halves by `f(v)`.
+    pub fn update(&self, f: impl Fn(TbValue) -> TbValue + Sync) {
+        for h in Half::BOTH {
+            self.cells(h).par_iter().for_each(|c| {
+                let v = TbValue::from_raw(c.load(Relaxed));
+                c.store(f(v).raw(), Relaxed);
+            });
+        }
     }
 
     /// The values of both halves (empty for a half not stored), once writing is over.

@@ -13,11 +13,14 @@
 //! - `bitmaps`, Thompson's bitmaps: four bits an entry and one candidate bit, the sub-tables'
 //!   positions seeding the passes at their own depths through un-captures, every depth and at
 //!   the end the won entries logged to disk (`depth_log`, about 0.1 byte an entry per metric),
-//!   so that nothing of a solve stays in memory after it. When the three solves are over, one
-//!   scan of the layout puts the values of all three metrics together in mapped files of the
-//!   staging directory (`mapped`: page cache, not anonymous memory): the decode and the Nalimov
-//!   index of an entry, the costly part, are done once, not once per metric (KBBKNN: 7 minutes
-//!   for the three, as long as one took before). Measured: KBBKN 192 MiB of anonymous memory
+//!   so that nothing of a solve stays in memory after it. When the solves are over, one scan
+//!   of the layout puts the values of the metrics together in mapped files of the staging
+//!   directory (`mapped`: page cache, not anonymous memory), in the order of Nalimov's king
+//!   blocks so that the pages written are few at a time: the decode and the Nalimov index of
+//!   an entry, the costly part, are done once, not once per metric (KBBKNN: 7 minutes for the
+//!   three, as long as one took before). DTZ50 is put together only when it was solved;
+//!   otherwise it is DTZ, or DTZ capped at the rule, written from DTZ's values (KQRKBN's
+//!   staging: 43 GB instead of 65). Measured: KBBKN 192 MiB of anonymous memory
 //!   against 589 MiB in values, files identical; KBBKNN about 3 GiB. Every pawnless six-man
 //!   endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 13 GiB, for four different
 //!   men).
@@ -514,31 +517,31 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         Dtz50Method::Solved => Some(solve(Metric::Dtz50)?),
         _ => None,
     };
+    // DTZ50 has values of its own to put together only when it was solved: otherwise it is
+    // DTZ, or DTZ capped at the rule, made from DTZ's values once DTZ's file is written. That
+    // keeps the staging disk at two metrics for most endgames (KQRKBN: 43 GB, not 65).
     let mut dtm_values = values(Metric::Dtm)?;
     let mut dtz_values = values(Metric::Dtz)?;
-    let mut dtz50_values = match method {
-        Dtz50Method::SameAsDtz => None,
-        _ => Some(values(Metric::Dtz50)?),
+    let mut dtz50_values = match &dtz50 {
+        Some(_) => Some(values(Metric::Dtz50)?),
+        None => None,
     };
     let mut parts = vec![
         bitmaps::Assembly {
             resolved: &dtm,
             metric: Metric::Dtm,
-            cap: None,
             out: &dtm_values,
         },
         bitmaps::Assembly {
             resolved: &dtz,
             metric: Metric::Dtz,
-            cap: None,
             out: &dtz_values,
         },
     ];
-    if let Some(out50) = &dtz50_values {
+    if let (Some(resolved), Some(out50)) = (&dtz50, &dtz50_values) {
         parts.push(bitmaps::Assembly {
-            resolved: dtz50.as_ref().unwrap_or(&dtz),
+            resolved,
             metric: Metric::Dtz50,
-            cap: dtz50.is_none().then_some(solve::RULE50_PLIES),
             out: out50,
         });
     }
@@ -551,29 +554,36 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     write_compact(out, m, Metric::Dtm, &stored_halves(index, v))?;
     drop(dtm_values);
 
+    let sizes = sizes.map(|s| s as usize);
     let z = dtz_values.values();
     let none = None::<fn(Half, usize) -> bool>;
     summary::summarise_dtz_by(
         &mut halves,
-        sizes.map(|s| s as usize),
+        sizes,
         Metric::Dtz,
         |h, i| z[h as usize][i],
         none,
     );
     write_compact(out, m, Metric::Dtz, &stored_halves(index, z))?;
     let plain_win = |h: Half, i: usize| matches!(z[h as usize][i].outcome(), Outcome::Win(_));
-    let v50 = match dtz50_values.as_mut() {
-        Some(mv) => mv.values(),
-        None => z,
-    };
-    summary::summarise_dtz_by(
-        &mut halves,
-        sizes.map(|s| s as usize),
-        Metric::Dtz50,
-        |h, i| v50[h as usize][i],
-        Some(plain_win),
-    );
-    write_compact(out, m, Metric::Dtz50, &stored_halves(index, v50))?;
+    match dtz50_values.as_mut() {
+        Some(mv) => {
+            let v50 = mv.values();
+            let dtz50 = |h: Half, i: usize| v50[h as usize][i];
+            summary::summarise_dtz_by(&mut halves, sizes, Metric::Dtz50, dtz50, Some(plain_win));
+            write_compact(out, m, Metric::Dtz50, &stored_halves(index, v50))?;
+        }
+        None => {
+            // Capping changes nothing where DTZ is no deeper than the rule (`SameAsDtz`).
+            let dtz50 = |h: Half, i: usize| solve::capped_at_rule50_value(z[h as usize][i]);
+            summary::summarise_dtz_by(&mut halves, sizes, Metric::Dtz50, dtz50, Some(plain_win));
+            if method == Dtz50Method::DtzCapped {
+                dtz_values.update(solve::capped_at_rule50_value);
+            }
+            let v50 = dtz_values.values();
+            write_compact(out, m, Metric::Dtz50, &stored_halves(index, v50))?;
+        }
+    }
     Ok((halves, split_seconds, method))
 }
 
@@ -616,7 +626,22 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
         values_solver_bytes(&layout)
     };
     crate::memory::check(memory).map_err(|e| refuse(format!("memory: {e}")))?;
-    let disk = disk_bytes(&index);
+    // DTZ50's values are staged only when it must be solved, which clean sub-endgames rule
+    // out (`build_by_bitmaps`); sub-endgames still to be built are taken as clean here and
+    // checked again when this build starts.
+    let staged = if uses_bitmaps(&m, opts) {
+        let clean = open_subs(opts.dirs(), &m)
+            .map(|t| SubTables::new(&m, t).rule50_clean())
+            .unwrap_or(true);
+        if clean {
+            2
+        } else {
+            3
+        }
+    } else {
+        3
+    };
+    let disk = disk_bytes(&index, staged);
     let free = fs4::available_space(dir).map_err(|e| GenError::Io(dir.to_path_buf(), e))?;
     if disk > free {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
@@ -630,13 +655,13 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
     Ok(())
 }
 
-/// Disk a bitmap build of `index` needs at most at once: the three metrics' values in Nalimov
+/// Disk a bitmap build of `index` needs at most at once: `staged` metrics' values in Nalimov
 /// order (2 bytes an entry each, put together at once), and the depth logs (under 1 byte an
 /// entry: KBBKNN's three took 0.27) or the files written as the values go (each at most 1 byte
 /// an entry after compression, as measured).
-fn disk_bytes(index: &EndgameIndex) -> u64 {
+fn disk_bytes(index: &EndgameIndex, staged: u64) -> u64 {
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
-    entries * (3 * 2 + 2)
+    entries * (staged * 2 + 2)
 }
 
 /// The halves `index` stores of `values`, as the file writer takes them.

@@ -1133,6 +1133,14 @@ pub fn capped_at_rule50(dtz: &Work) -> Work {
     })
 }
 
+/// A DTZ file value (plies) as DTZ50 where the rule only stops the count: deeper results drawn.
+pub fn capped_at_rule50_value(v: TbValue) -> TbValue {
+    match v.outcome() {
+        Outcome::Win(n) | Outcome::Loss(n) if n > RULE50_PLIES => TbValue::DRAW,
+        _ => v,
+    }
+}
+
 /// Win/draw/loss of final working values.
 pub fn wdl_of_work(work: &Work) -> Wdl {
     [0, 1].map(|h| {
