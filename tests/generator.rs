@@ -435,6 +435,62 @@ fn dtz50_from_dtz_when_changed_sub_results_change_nothing() {
     }
 }
 
+/// A verification in rounds that was stopped goes on after the rounds its record says were
+/// done, taking their counts and seconds from it; a record of other files is ignored.
+#[test]
+fn a_stopped_verification_goes_on_where_it_was() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let opts = GenOptions {
+        verify: false,
+        ..options(dir.path(), false)
+    };
+    let krk = Material::parse("KRK").unwrap();
+    gentb(&[krk], &opts, &mut |_| {}).expect("generation");
+    let own = EndgameTables::open(dir.path(), &krk).unwrap();
+    let checkpoint = dir.path().join(".KRK.verify");
+    let run = |record: Option<String>| {
+        if let Some(text) = record {
+            std::fs::write(&checkpoint, text).unwrap();
+        }
+        let r = verify::verify_by_halves(&own, &[], &ProgressBar::hidden(), &checkpoint);
+        assert!(
+            !checkpoint.exists(),
+            "a finished verification leaves no record"
+        );
+        r.unwrap().expect("KRK's values fit the packing")
+    };
+    let key = |dtm: u64| {
+        let hash = |m: Metric| own.header(m).payload_hash;
+        format!(
+            "fortress verify KRK {dtm:016x} {:016x} {:016x}\n",
+            hash(Metric::Dtz),
+            hash(Metric::Dtz50)
+        )
+    };
+    let dtm = own.header(Metric::Dtm).payload_hash;
+    let full = run(None);
+    assert!(full.checked > 0 && full.disagreements == 0);
+    assert_eq!(full.earlier_seconds, 0.0);
+    // Round 1 recorded with nothing checked: the run skips it.
+    let without_first = run(Some(key(dtm) + "round 1 0 0 0 12.5\n"));
+    assert!(
+        without_first.checked < full.checked,
+        "round 1 checks something"
+    );
+    assert_eq!(without_first.earlier_seconds, 12.5);
+    // Its counts are the record's.
+    let recorded = run(Some(key(dtm) + "round 1 7 3 1 12.5\n"));
+    assert_eq!(recorded.checked, without_first.checked + 7);
+    assert_eq!(recorded.broken, without_first.broken + 3);
+    assert_eq!(recorded.disagreements, 1);
+    // A record of other files counts for nothing.
+    let stale = run(Some(key(dtm ^ 1) + "round 1 0 0 0 12.5\n"));
+    assert_eq!(
+        (stale.checked, stale.broken, stale.earlier_seconds),
+        (full.checked, full.broken, 0.0)
+    );
+}
+
 /// The verifier is only worth its zero if it can see one wrong entry: a single DTM, DTZ or
 /// DTZ50 value of a correct KRK table is made one unit deeper, the file rewritten (with a valid
 /// checksum) and the verifier must report exactly that disagreement, or more (its neighbours
@@ -448,9 +504,14 @@ fn verifier_sees_one_wrong_entry() {
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
     // The check half by half (six-man tables too large to hold decompressed) sees what the
     // check of the whole table sees.
+    let checkpoint = dir.path().join(".KRK.verify");
     let by_halves = || {
         let own = EndgameTables::open(dir.path(), &krk).unwrap();
-        let r = verify::verify_by_halves(&own, &[], &ProgressBar::hidden());
+        let r = verify::verify_by_halves(&own, &[], &ProgressBar::hidden(), &checkpoint);
+        assert!(
+            !checkpoint.exists(),
+            "a finished verification leaves no record"
+        );
         r.unwrap().expect("KRK's values fit the packing")
     };
     let r = verify_endgame(&opts, &krk).unwrap();

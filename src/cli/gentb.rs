@@ -274,8 +274,16 @@ fn verify(list: &[Material], opts: &GenOptions, pool: &rayon::ThreadPool) -> Res
         let r = pool.install(|| verify_endgame(&opts, m))?;
         progress.run.inc(entries(m));
         progress.run.suspend(|| {
+            let earlier = if r.earlier_seconds > 0.0 {
+                format!(
+                    ", and {:.2} s in earlier runs that were stopped",
+                    r.earlier_seconds
+                )
+            } else {
+                String::new()
+            };
             println!(
-                "{m}: {} positions checked, {} broken entries, {} disagreements ({:.2} s)",
+                "{m}: {} positions checked, {} broken entries, {} disagreements ({:.2} s{earlier})",
                 r.checked,
                 r.broken,
                 r.disagreements,

@@ -28,7 +28,8 @@
 //! Verification (`verify`) holds a table of up to five men decompressed. A six-man table would
 //! take 6 bytes an entry that way (KRBKNN: 33 GB), so it is checked half by half, in rounds by
 //! the square of the king that does not move: the entries a round's moves lead to, about an
-//! eighth of the other half, are packed in 4 bytes each (KQRKBN: under 3 GB).
+//! eighth of the other half, are packed in 4 bytes each (KQRKBN: under 3 GB). The rounds done
+//! are recorded beside the files, so a stopped verification goes on where it was.
 //!
 //! A build that the memory or the disk present cannot hold is refused before anything starts
 //! (`check_resources`); an interrupted one leaves only its staging directory, which the next
@@ -700,9 +701,15 @@ fn verify_tables(
     let own = EndgameTables::open(dir, m)?;
     let before = crate::egtb::cache_bytes();
     crate::egtb::set_cache_bytes(before.max(VERIFY_CACHE_BYTES));
-    let report = match verify::verify_by_halves(&own, subs, bar) {
+    let checkpoint = dir.join(format!(".{m}.verify"));
+    let report = match verify::verify_by_halves(&own, subs, bar, &checkpoint) {
         Ok(Some(r)) => r,
-        Ok(None) | Err(_) => verify::verify(&own, subs, bar),
+        Ok(None) => verify::verify(&own, subs, bar),
+        Err(e) if e.kind() == std::io::ErrorKind::OutOfMemory => verify::verify(&own, subs, bar),
+        Err(e) => {
+            crate::egtb::set_cache_bytes(before);
+            return Err(GenError::Io(checkpoint, e));
+        }
     };
     crate::egtb::set_cache_bytes(before);
     Ok(report)

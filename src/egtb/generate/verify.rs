@@ -12,9 +12,12 @@ use crate::egtb::tables::EndgameTables;
 use crate::memory::{HugeArray, OutOfMemory};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
+use std::io::{self, Write};
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// What a verification found.
 #[derive(Clone, Debug, Default)]
@@ -27,6 +30,9 @@ pub struct VerifyReport {
     pub disagreements: u64,
     /// A few disagreements, for the report: (half, index, metric, stored, computed).
     pub examples: Vec<String>,
+    /// Seconds that earlier, stopped runs spent on the rounds this one took from their record
+    /// (`verify_by_halves`).
+    pub earlier_seconds: f64,
 }
 
 /// Codes in plies of an entry's three values (DTM converted from moves).
@@ -41,6 +47,7 @@ impl VerifyReport {
         self.checked += other.checked;
         self.broken += other.broken;
         self.disagreements += other.disagreements;
+        self.earlier_seconds += other.earlier_seconds;
         let room = 10usize.saturating_sub(self.examples.len());
         self.examples.extend(other.examples.into_iter().take(room));
     }
@@ -61,30 +68,140 @@ pub fn verify(table: &EndgameTables, subs: &[EndgameTables], bar: &ProgressBar) 
 /// `verify` for a table whose three files do not fit in memory decompressed (KRBKNN: 33 GB):
 /// half by half, in rounds (`rounds`), each with the entries that its checked positions' moves
 /// lead to held packed (`PackedHalf`) and the checked entries read in order through the block
-/// cache. None if a value does not fit the packing.
+/// cache. None if a value does not fit the packing. Each round done is recorded in
+/// `checkpoint` (`Checkpoint`), and a later run over the same files starts after the rounds
+/// recorded there.
 pub fn verify_by_halves(
     table: &EndgameTables,
     subs: &[EndgameTables],
     bar: &ProgressBar,
-) -> Result<Option<VerifyReport>, OutOfMemory> {
+    checkpoint: &Path,
+) -> io::Result<Option<VerifyReport>> {
     start_bar(table, bar);
     let index = table.index();
     let stored = index.stored_halves();
+    let mut record = Checkpoint::open(checkpoint, table);
     let mut report = VerifyReport::default();
+    let mut number = 0;
     for &half in stored {
         // Moves lead to the other half; with one half stored, back into this one (flipped).
         let other = Half::of(!half.stm());
         let target = if stored.contains(&other) { other } else { half };
         for round in rounds(index, half, target) {
-            let Some(packed) = PackedHalf::pack(table, target, round.target)? else {
+            number += 1;
+            if let Some((done, seconds)) = record.done(number) {
+                report.add(done.clone());
+                report.earlier_seconds += seconds;
+                bar.inc(round.checked.iter().map(|r| r.end - r.start).sum());
+                continue;
+            }
+            let start = Instant::now();
+            let packed = PackedHalf::pack(table, target, round.target)
+                .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))?;
+            let Some(packed) = packed else {
+                // The whole table is verified another way: the record is of no use.
+                record.finish();
                 return Ok(None);
             };
+            let mut part = VerifyReport::default();
             for range in round.checked {
-                report.add(verify_range(table, subs, half, range, Some(&packed), bar));
+                part.add(verify_range(table, subs, half, range, Some(&packed), bar));
             }
+            record.add(number, &part, start.elapsed().as_secs_f64())?;
+            report.add(part);
         }
     }
+    record.finish();
     Ok(Some(report))
+}
+
+/// The rounds of a verification in rounds already done, kept in a small file beside the
+/// tables, so that a six-man verification (KRBKNN: about an hour) stopped halfway goes on
+/// where it was. A round counts only for the same three files: the first line names the
+/// endgame and the files' payload checksums, and anything else is ignored and replaced.
+struct Checkpoint {
+    path: PathBuf,
+    key: String,
+    /// Round number, its report (without examples) and its seconds.
+    done: Vec<(usize, VerifyReport, f64)>,
+}
+
+impl Checkpoint {
+    fn open(path: &Path, table: &EndgameTables) -> Checkpoint {
+        let key = format!(
+            "fortress verify {} {:016x} {:016x} {:016x}",
+            table.material(),
+            table.header(Metric::Dtm).payload_hash,
+            table.header(Metric::Dtz).payload_hash,
+            table.header(Metric::Dtz50).payload_hash,
+        );
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let mut lines = text.lines();
+        let done = if lines.next() == Some(key.as_str()) {
+            lines.map_while(Self::parse).collect()
+        } else {
+            Vec::new()
+        };
+        Checkpoint {
+            path: path.to_path_buf(),
+            key,
+            done,
+        }
+    }
+
+    /// `round N checked broken disagreements seconds`.
+    fn parse(line: &str) -> Option<(usize, VerifyReport, f64)> {
+        let f: Vec<&str> = line.split(' ').collect();
+        let [tag, n, checked, broken, bad, seconds] = f[..] else {
+            return None;
+        };
+        (tag == "round").then_some(())?;
+        let report = VerifyReport {
+            checked: checked.parse().ok()?,
+            broken: broken.parse().ok()?,
+            disagreements: bad.parse().ok()?,
+            ..VerifyReport::default()
+        };
+        Some((n.parse().ok()?, report, seconds.parse().ok()?))
+    }
+
+    fn done(&self, round: usize) -> Option<(&VerifyReport, f64)> {
+        self.done
+            .iter()
+            .find(|d| d.0 == round)
+            .map(|(_, r, s)| (r, *s))
+    }
+
+    /// Records a round done (a disagreeing one too: its count stays in the report). The file
+    /// is replaced whole (written aside, synced, renamed), so a kill leaves the old or the new.
+    fn add(&mut self, round: usize, report: &VerifyReport, seconds: f64) -> io::Result<()> {
+        self.done.push((
+            round,
+            VerifyReport {
+                examples: Vec::new(),
+                ..report.clone()
+            },
+            seconds,
+        ));
+        let mut text = format!("{}\n", self.key);
+        for (n, r, s) in &self.done {
+            let line = format!(
+                "round {n} {} {} {} {s:.3}\n",
+                r.checked, r.broken, r.disagreements
+            );
+            text.push_str(&line);
+        }
+        let aside = self.path.with_extension("verify.tmp");
+        let mut f = std::fs::File::create(&aside)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&aside, &self.path)
+    }
+
+    /// The verification is over: its record goes.
+    fn finish(self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Entries of a half checked together, and the entries of the target half their in-table
@@ -277,6 +394,7 @@ fn verify_range(
         broken: broken.into_inner(),
         disagreements: bad.into_inner(),
         examples: examples.into_inner().expect("no panics while held"),
+        earlier_seconds: 0.0,
     }
 }
 
