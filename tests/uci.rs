@@ -290,12 +290,14 @@ fn hash_beyond_the_machine_is_refused_and_play_goes_on() {
 #[cfg(target_os = "linux")]
 #[test]
 fn table_caches_beyond_the_machine_are_refused() {
+    // The sizes are chosen so that the 32 GiB limit refuses them on any machine and what is
+    // accepted fits in a few GiB (a machine with other jobs on it included).
     let mut e = engine_limited_to_32_gib();
-    // 256 threads with a 1 GiB block cache each: 256 GiB.
-    e.send("setoption name Threads value 256");
+    // 32 threads with a 1 GiB block cache each: 32 GiB.
+    e.send("setoption name Threads value 32");
     e.send("setoption name NalimovCache value 1024");
     // 64 threads with 1 GiB each: 64 GiB.
-    e.send("setoption name Threads value 8");
+    e.send("setoption name Threads value 4");
     e.send("setoption name NalimovCache value 1024");
     e.send("setoption name Threads value 64");
     let lines = e.ready();
@@ -303,12 +305,12 @@ fn table_caches_beyond_the_machine_are_refused() {
     assert_eq!(refused.len(), 2, "{lines:?}");
     assert!(
         refused[0].starts_with("info string ")
-            && refused[0].contains("NalimovCache 1024 MB for each of 256 threads refused")
+            && refused[0].contains("NalimovCache 1024 MB for each of 32 threads refused")
             && refused[0].contains("64 MB kept"),
         "{lines:?}"
     );
     assert!(
-        refused[1].contains("Threads 64 refused") && refused[1].contains("8 kept"),
+        refused[1].contains("Threads 64 refused") && refused[1].contains("4 kept"),
         "{lines:?}"
     );
     e.send("position startpos");
