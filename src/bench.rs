@@ -3,7 +3,7 @@
 //! changes exactly when the search or evaluation changes.
 
 use crate::chess::Position;
-use crate::search::{Control, Engine, Limits};
+use crate::search::{Control, Engine, Limits, SyzygyUse};
 use std::time::Instant;
 
 /// The positions, compiled in so that the signature does not depend on the working directory.
@@ -28,18 +28,21 @@ pub fn positions() -> Vec<Position> {
 
 /// Runs the bench; `progress` gets each position's index, FEN and node count.
 pub fn run(depth: u32, progress: &mut dyn FnMut(usize, &str, u64)) -> BenchResult {
-    run_with(depth, None, progress)
+    run_with(depth, None, None, progress)
 }
 
-/// The bench with endgame tables probed in the search (`engine bench --dir DIRS`).
+/// The bench with endgame tables probed in the search (`engine bench --dir DIRS`) and Syzygy
+/// tables (`--syzygy DIRS`).
 pub fn run_with(
     depth: u32,
     tables: Option<std::sync::Arc<crate::egtb::Tablebases>>,
+    syzygy: Option<SyzygyUse>,
     progress: &mut dyn FnMut(usize, &str, u64),
 ) -> BenchResult {
     let mut engine = Engine::new(HASH_MB);
     engine.threads = 1;
     engine.tables = tables;
+    engine.syzygy = syzygy;
     let limits = Limits {
         depth: Some(depth),
         ..Default::default()

@@ -34,6 +34,10 @@ fn handshake_lists_id_and_options() {
         "Ponder",
         "MultiPV",
         "Move Overhead",
+        "SyzygyPath",
+        "SyzygyProbeDepth",
+        "Syzygy50MoveRule",
+        "SyzygyProbeLimit",
     ] {
         assert!(
             lines
@@ -343,6 +347,10 @@ fn setoption_fuzz_creates_nothing_and_keeps_the_engine_alive() {
         "NalimovCache",
         "GenerateMissingTables",
         "GenerateMaxMen",
+        "SyzygyPath",
+        "SyzygyProbeDepth",
+        "Syzygy50MoveRule",
+        "SyzygyProbeLimit",
         "Hashh",
         "Nalimov Path",
     ];
@@ -438,6 +446,59 @@ fn setoption_fuzz_creates_nothing_and_keeps_the_engine_alive() {
         left.is_empty(),
         "created in the working directory: {left:?}"
     );
+}
+
+/// A Syzygy path that cannot be used says why, by name, and the engine plays on without it.
+#[test]
+fn syzygy_paths_without_tables_are_refused_by_name() {
+    let empty = tempfile::tempdir().unwrap();
+    let missing = empty.path().join("missing");
+    let mut e = Engine::start();
+    let said = |e: &mut Engine, line: &str| {
+        e.send(line);
+        e.ready()
+    };
+    let lines = said(
+        &mut e,
+        &format!("setoption name SyzygyPath value {}", missing.display()),
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string error: SyzygyPath: ")
+                && l.contains("missing is not a directory; Syzygy tables not used")),
+        "{lines:?}"
+    );
+    let lines = said(
+        &mut e,
+        &format!("setoption name SyzygyPath value {}", empty.path().display()),
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("error: SyzygyPath: no Syzygy tables (.rtbw) in")),
+        "{lines:?}"
+    );
+    let lines = said(&mut e, "setoption name SyzygyPath value <empty>");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "info string Syzygy: no path; Syzygy tables not used"),
+        "{lines:?}"
+    );
+    let lines = said(&mut e, "setoption name SyzygyProbeLimit value 8");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l
+                .contains("error: option 'SyzygyProbeLimit' takes a number from 0 to 7, not '8'")),
+        "{lines:?}"
+    );
+    e.send("position fen 8/8/8/4k3/8/8/2KQ4/8 w - - 0 1");
+    e.send("go depth 4");
+    let (best, _) = e.bestmove(Duration::from_secs(30));
+    assert!(legal_in("8/8/8/4k3/8/8/2KQ4/8 w - - 0 1", &[], &best));
+    assert!(e.quit().success());
 }
 
 #[test]

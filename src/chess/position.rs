@@ -522,6 +522,21 @@ impl Position {
         count
     }
 
+    /// Whether any position since the last zeroing move, this one included, occurred earlier in
+    /// that stretch: play is going round in circles.
+    pub fn has_repeated(&self) -> bool {
+        let n = self.history.len();
+        let reach = (self.halfmove as usize).min(n);
+        let key = |ago: usize| {
+            if ago == 0 {
+                self.key
+            } else {
+                self.history[n - ago].key
+            }
+        };
+        (0..=reach).any(|j| (j + 4..=reach).step_by(2).any(|i| key(i) == key(j)))
+    }
+
     /// Whether the position repeats one that occurred within the last `plies` plies (and after
     /// the last zeroing move): the search treats a repetition inside its own tree as a draw.
     pub fn repeats_within(&self, plies: usize) -> bool {
@@ -589,5 +604,34 @@ impl Position {
         p.set_clocks(self.halfmove, self.fullmove);
         p.refresh_checkers();
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::parse_uci_move;
+
+    fn play(pos: &mut Position, moves: &str) {
+        for m in moves.split_whitespace() {
+            let mv = parse_uci_move(pos, m).unwrap();
+            pos.make_move(mv);
+        }
+    }
+
+    #[test]
+    fn a_circle_since_the_last_zeroing_move_is_seen_anywhere_in_it() {
+        let mut pos = Position::startpos();
+        play(&mut pos, "g1f3 g8f6 f3g1");
+        assert!(!pos.has_repeated());
+        // Black's knight goes back: the start position stands again.
+        play(&mut pos, "f6g8");
+        assert!(pos.has_repeated() && pos.repetitions() == 1);
+        // Moving on, the circle behind is still seen, though this position is new.
+        play(&mut pos, "b1c3");
+        assert!(pos.has_repeated() && pos.repetitions() == 0);
+        // A pawn move starts afresh.
+        play(&mut pos, "e7e5");
+        assert!(!pos.has_repeated());
     }
 }

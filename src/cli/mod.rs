@@ -9,6 +9,8 @@ mod tbinfo;
 
 use crate::chess::perft::perft_divide;
 use crate::chess::Position;
+use crate::egtb::syzygy::Syzygy;
+use crate::search::SyzygyUse;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -41,6 +43,10 @@ enum Command {
         /// Probe the endgame tables of these directories (`;`-separated) during the bench.
         #[arg(long)]
         dir: Option<String>,
+        /// Probe the Syzygy tables of these directories (separated as the platform separates
+        /// paths) during the bench, with the UCI options' defaults.
+        #[arg(long)]
+        syzygy: Option<String>,
     },
     /// Table values of a position and its moves, and the move SZ°Z50Z picks.
     Probe(probe::ProbeArgs),
@@ -118,7 +124,9 @@ pub fn main() -> ExitCode {
             },
         ),
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
-        Some(Command::Bench { depth, dir }) => run_bench(depth, dir.as_deref()),
+        Some(Command::Bench { depth, dir, syzygy }) => {
+            run_bench(depth, dir.as_deref(), syzygy.as_deref())
+        }
         Some(Command::Probe(args)) => probe::run(&args),
         Some(Command::Tbinfo(args)) => tbinfo::run(&args),
         Some(Command::Gentb(args)) => match gentb::run(&args) {
@@ -193,7 +201,7 @@ fn run_perft(depth: u32, fen: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_bench(depth: u32, dir: Option<&str>) -> ExitCode {
+fn run_bench(depth: u32, dir: Option<&str>, syzygy: Option<&str>) -> ExitCode {
     let total = crate::bench::positions().len();
     let tb = dir.map(|t| {
         let tb = crate::egtb::Tablebases::new();
@@ -201,7 +209,18 @@ fn run_bench(depth: u32, dir: Option<&str>) -> ExitCode {
         eprintln!("tables: {} endgames", tb.snapshot().len());
         tb
     });
-    let result = crate::bench::run_with(depth, tb, &mut |i, fen, nodes| {
+    let syzygy = match syzygy.map(|s| Syzygy::open(&crate::egtb::syzygy::split_path(s))) {
+        None => None,
+        Some(Ok(tables)) => {
+            eprintln!("{}", tables.describe());
+            Some(SyzygyUse::defaults(tables))
+        }
+        Some(Err(e)) => {
+            eprintln!("error: --syzygy: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = crate::bench::run_with(depth, tb, syzygy, &mut |i, fen, nodes| {
         eprintln!("Position: {}/{} ({}): {} nodes", i, total, fen, nodes);
     });
     eprintln!();

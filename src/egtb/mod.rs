@@ -27,6 +27,7 @@ pub mod probe;
 pub mod recompress;
 pub mod staging;
 pub mod strategy;
+pub mod syzygy;
 pub mod tables;
 
 pub use blockcache::{cache_bytes, set_cache_bytes};

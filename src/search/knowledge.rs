@@ -2,11 +2,50 @@
 //! recognizers (insufficient material, Heinz-style material recognizers, the blockage detector of
 //! Tabibi, Felner and Netanyahu), and the endgame tables (`egtb::probe`): a position in a table
 //! gets its exact value, judged under the 50-move rule with the node's own half-move counter.
+//! Where Fortress's own tables do not cover a position, Syzygy's WDL tables (`egtb::syzygy`)
+//! may: they are exact only right after a zeroing move, so they are asked only at full-width
+//! nodes whose counter is 0.
 
-use super::value::{table_mate, Value, DRAW};
+use super::value::{table_mate, table_win, Value, DRAW};
 use crate::chess::{Color, PieceType, Position};
 use crate::egtb::probe::{material_key, position_material, TbProbe, TbReader, Wdl};
+use crate::egtb::syzygy::{Syzygy, SyzygyWdl};
 use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, Wanted};
+use std::sync::Arc;
+
+/// Syzygy tables as the search uses them: the UCI options `SyzygyPath`, `SyzygyProbeDepth`,
+/// `Syzygy50MoveRule` and `SyzygyProbeLimit`.
+#[derive(Clone)]
+pub struct SyzygyUse {
+    pub tables: Arc<Syzygy>,
+    /// Nodes with less remaining depth are not probed (their subtrees are cheap to search).
+    pub probe_depth: i32,
+    /// Whether cursed wins and blessed losses are draws (the game's rule) or wins and losses.
+    pub rule50: bool,
+    /// Positions with more men (kings counted) are not probed.
+    pub max_men: u32,
+}
+
+impl SyzygyUse {
+    /// The options' defaults, as engines that probe Syzygy have them: every node of depth 1 or
+    /// more, the 50-move rule, up to seven men.
+    pub const DEFAULT_PROBE_DEPTH: i32 = 1;
+    pub const DEFAULT_MAX_MEN: u32 = 7;
+
+    pub fn defaults(tables: Arc<Syzygy>) -> SyzygyUse {
+        SyzygyUse {
+            tables,
+            probe_depth: Self::DEFAULT_PROBE_DEPTH,
+            rule50: true,
+            max_men: Self::DEFAULT_MAX_MEN,
+        }
+    }
+
+    /// The men a probe may have: the option's limit, and no more than the tables hold.
+    fn men(&self) -> u32 {
+        self.max_men.min(self.tables.max_men() as u32)
+    }
+}
 
 /// What is known about a node without searching it, for the side to move.
 pub enum Verdict {
@@ -23,6 +62,7 @@ pub struct Knowledge {
     /// None when `BlockageDetection` is off: then its pawn hash is not even allocated.
     blockage: Option<BlockageTable>,
     tables: Option<TbReader>,
+    syzygy: Option<SyzygyUse>,
     /// Table probes that answered (the search adds them to `tbhits`).
     pub tbhits: u64,
     /// Missing endgames this thread has already asked the background worker for (a fixed
@@ -58,10 +98,15 @@ pub fn table_score(p: &TbProbe, halfmove: u16, ply: usize) -> Option<Value> {
 const BLOCKAGE_SLOTS_LOG2: u32 = 14;
 
 impl Knowledge {
-    pub fn new(use_blockage: bool, tables: Option<TbReader>) -> Knowledge {
+    pub fn new(
+        use_blockage: bool,
+        tables: Option<TbReader>,
+        syzygy: Option<SyzygyUse>,
+    ) -> Knowledge {
         Knowledge {
             blockage: use_blockage.then(|| BlockageTable::new(BLOCKAGE_SLOTS_LOG2)),
             tables,
+            syzygy,
             tbhits: 0,
             requested: [0; 32],
             n_requested: 0,
@@ -100,6 +145,27 @@ impl Knowledge {
         table_score(&p, pos.halfmove_clock(), ply)
     }
 
+    /// Syzygy's score of a node `depth` plies from the horizon, if its tables may answer: a
+    /// full-width node of enough depth, right after a zeroing move (counter 0, where WDL is
+    /// exact), within the men the tables and the options allow.
+    #[inline]
+    fn syzygy(&mut self, pos: &Position, ply: usize, depth: i32) -> Option<Value> {
+        let s = self.syzygy.as_ref()?;
+        if pos.men() > s.men() || depth < s.probe_depth || pos.halfmove_clock() != 0 {
+            return None;
+        }
+        let wdl = s.tables.wdl(pos)?;
+        self.tbhits += 1;
+        let wdl = if s.rule50 { wdl } else { wdl.without_rule() };
+        Some(match wdl {
+            SyzygyWdl::Win => table_win(ply, true),
+            SyzygyWdl::Loss => table_win(ply, false),
+            SyzygyWdl::CursedWin => DRAW + CURSED,
+            SyzygyWdl::BlessedLoss => DRAW - CURSED,
+            SyzygyWdl::Draw => DRAW,
+        })
+    }
+
     /// Asks for the table of a position whose endgame is missing (once per thread and endgame).
     #[cold]
     fn request_missing(&mut self, pos: &Position) {
@@ -128,13 +194,17 @@ impl Knowledge {
         self.blockage.as_mut().map_or(0, BlockageTable::take_claims)
     }
 
-    /// What is known of `pos`; the blockage detector looks only for the draw bounds `wanted`
-    /// (material recognizers and tables answer in full: they cost little).
-    pub fn probe(&mut self, pos: &Position, ply: usize, wanted: Wanted) -> Verdict {
+    /// What is known of `pos`, `depth` plies from the horizon (0 in the quiescence search); the
+    /// blockage detector looks only for the draw bounds `wanted` (material recognizers and
+    /// tables answer in full: they cost little).
+    pub fn probe(&mut self, pos: &Position, ply: usize, depth: i32, wanted: Wanted) -> Verdict {
         if pos.insufficient_material() {
             return Verdict::Exact(DRAW);
         }
         if let Some(v) = self.table(pos, ply) {
+            return Verdict::Exact(v);
+        }
+        if let Some(v) = self.syzygy(pos, ply, depth) {
             return Verdict::Exact(v);
         }
         // The material recognizers need a bare king, or no pawns and no heavy piece; skip the

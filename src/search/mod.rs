@@ -14,6 +14,7 @@ pub mod tt;
 mod value;
 mod worker;
 
+pub use knowledge::SyzygyUse;
 pub use thread::{Control, Engine, Limits, Report, Score, SearchResult, THREAD_MEMORY_BYTES};
 pub use tt::Bound;
 pub use value::{Value, DRAW, INFINITE, MATE, MATE_BOUND};

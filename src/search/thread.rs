@@ -2,14 +2,17 @@
 //! iterative deepening with aspiration windows and MultiPV at the root, and the reports the
 //! UCI layer turns into `info` lines.
 
-use super::knowledge::table_score;
+use super::knowledge::{table_score, SyzygyUse, CURSED};
 use super::time::{budget, Budget, Clock};
 use super::tt::{Bound, TranspositionTable};
-use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
+use super::value::{
+    is_mate_score, mate_moves, table_win, Value, DRAW, INFINITE, MATE_BOUND, MAX_PLY,
+};
 use super::worker::{RootMove, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
 use crate::egtb::probe::{analyse_root, Registry, RootAnalysis, Tablebases, Wdl};
 use crate::egtb::strategy::{self, MoveValues};
+use crate::egtb::syzygy::{self, SyzygyWdl};
 use crate::memory::OutOfMemory;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -133,9 +136,23 @@ pub(crate) struct Shared<'a> {
     pub threads: usize,
     pub blockage_detection: bool,
     pub tables: Option<Arc<Tablebases>>,
+    pub syzygy: Option<SyzygyUse>,
+    /// The score of the root's result when Syzygy judged the root: reported for the moves it
+    /// kept unless the search finds a mate (the search itself sees a table win only after a
+    /// zeroing move).
+    pub root_tb_score: Option<Value>,
 }
 
 impl Shared<'_> {
+    /// A root move's score as reported: the Syzygy result of the root where it judged the root,
+    /// unless the search found a mate.
+    pub fn root_score(&self, searched: Value) -> Value {
+        match self.root_tb_score {
+            Some(tb) if !is_mate_score(searched) => tb,
+            _ => searched,
+        }
+    }
+
     /// Called by the main thread every few thousand nodes: stops on time or nodes.
     pub fn check_limits(&self, main_nodes_unflushed: u64) {
         if let Some(limit) = self.node_limit {
@@ -167,6 +184,8 @@ pub struct Engine {
     pub blockage_detection: bool,
     /// The endgame tables (None: no probing).
     pub tables: Option<Arc<Tablebases>>,
+    /// Syzygy tables, where Fortress's own do not reach (None: none).
+    pub syzygy: Option<SyzygyUse>,
 }
 
 impl Engine {
@@ -182,6 +201,7 @@ impl Engine {
             move_overhead_ms: 10,
             blockage_detection: true,
             tables: None,
+            syzygy: None,
         }
     }
 
@@ -230,7 +250,7 @@ impl Engine {
         } else {
             budget(&clock, self.move_overhead_ms)
         };
-        let shared = Shared {
+        let mut shared = Shared {
             tt: &self.tt,
             control,
             budget: time_budget,
@@ -241,6 +261,8 @@ impl Engine {
             threads: self.threads.max(1),
             blockage_detection: self.blockage_detection,
             tables: self.tables.clone(),
+            syzygy: self.syzygy.clone(),
+            root_tb_score: None,
         };
 
         let mut root_moves: Vec<RootMove> = legal_moves(pos)
@@ -273,6 +295,15 @@ impl Engine {
         if limits.searchmoves.is_empty() && limits.mate.is_none() {
             if let Some(r) = self.table_root(pos, limits, control, report) {
                 return r;
+            }
+        }
+
+        // A root in Syzygy's tables: search only the moves that keep its result.
+        if limits.searchmoves.is_empty() && limits.mate.is_none() {
+            if let Some((keep, score, probes)) = self.syzygy_root(pos) {
+                root_moves.retain(|rm| keep.contains(&rm.mv));
+                shared.root_tb_score = Some(score);
+                shared.tbhits.fetch_add(probes, Ordering::Relaxed);
             }
         }
 
@@ -311,6 +342,7 @@ impl Engine {
             (result, ())
         });
         let (best, pv, score, depth) = main_result;
+        let score = shared.root_score(score);
         let ponder = pv
             .get(1)
             .copied()
@@ -392,6 +424,28 @@ impl Engine {
         })
     }
 
+    /// The root moves that keep the root's result by Syzygy's DTZ with the game's counter, the
+    /// score of that result, and the probes made; None when Syzygy does not cover the root.
+    fn syzygy_root(&self, pos: &Position) -> Option<(Vec<Move>, Value, u64)> {
+        let s = self.syzygy.as_ref()?;
+        if pos.men() > s.max_men {
+            return None;
+        }
+        let values = s.tables.root(pos)?;
+        let (result, keep) =
+            syzygy::root_moves(&values, pos.halfmove_clock(), s.rule50, pos.has_repeated());
+        // A kept move reaches a position one ply away whose result the search scores as it
+        // scores a table probe there.
+        let score = match result {
+            SyzygyWdl::Win => table_win(1, true),
+            SyzygyWdl::Loss => table_win(1, false),
+            SyzygyWdl::CursedWin => DRAW + CURSED,
+            SyzygyWdl::BlessedLoss => DRAW - CURSED,
+            SyzygyWdl::Draw => DRAW,
+        };
+        Some((keep, score, values.len() as u64 + 1))
+    }
+
     fn wait_while_infinite(&self, limits: &Limits, control: &Control) {
         while (limits.infinite || control.pondering()) && !control.stopped() {
             std::thread::sleep(Duration::from_millis(1));
@@ -436,11 +490,11 @@ pub(crate) fn make_report(
     let elapsed = shared.control.elapsed();
     let nodes = shared.nodes.load(Ordering::Relaxed);
     let ms = elapsed.as_millis() as u64;
-    let value = if rm.score == -INFINITE {
+    let value = shared.root_score(if rm.score == -INFINITE {
         rm.previous_score
     } else {
         rm.score
-    };
+    });
     Report {
         depth,
         seldepth,

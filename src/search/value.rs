@@ -23,6 +23,21 @@ pub const MAX_MATE_PLIES: usize = 2 * MAX_TABLE_MATE_MOVES + MAX_PLY;
 /// transposition table keeps of them.
 pub const MATE_BOUND: Value = MATE - MAX_MATE_PLIES as Value - 1;
 
+/// A win that a table without distances (Syzygy's WDL) vouches for scores `TB_WIN` less the ply
+/// it was met at: above every evaluation, below every mate (a mate found is worth more than a
+/// win still to be played out), and not a mate score, so it never prints as a wrong `mate N`.
+pub const TB_WIN: Value = MATE_BOUND - 1 - MAX_PLY as Value;
+
+/// The score of a table win (`won`) or loss without a distance, met `ply` plies from the root.
+pub fn table_win(ply: usize, won: bool) -> Value {
+    let v = TB_WIN - ply.min(MAX_PLY) as Value;
+    if won {
+        v
+    } else {
+        -v
+    }
+}
+
 #[inline(always)]
 pub fn mated_in(ply: usize) -> Value {
     -MATE + ply as Value
@@ -113,6 +128,20 @@ mod tests {
                 assert_eq!(from_tt(stored, ply), v);
             }
         }
+    }
+
+    #[test]
+    fn table_wins_lie_between_evaluations_and_mates() {
+        for ply in [0, 1, MAX_PLY] {
+            let (won, lost) = (table_win(ply, true), table_win(ply, false));
+            assert!(!is_mate_score(won) && !is_mate_score(lost));
+            assert!(won > 0 && won < table_mate(MAX_MATE_PLIES + 1, true));
+            assert_eq!(lost, -won);
+            // Far above any evaluation (material of a full board is under 10,000).
+            assert!(won > 20_000);
+        }
+        // Nearer wins score higher.
+        assert!(table_win(1, true) > table_win(2, true));
     }
 
     #[test]

@@ -84,6 +84,7 @@ impl<'a> Worker<'a> {
             knowledge: Knowledge::new(
                 shared.blockage_detection,
                 shared.tables.as_ref().map(|t| t.reader()),
+                shared.syzygy.clone(),
             ),
             stack: (0..MAX_PLY + 2)
                 .map(|_| PlyMoves {
@@ -317,12 +318,14 @@ impl<'a> Worker<'a> {
     /// (the paper's beta = DRAW) and the caller clamps the node's result to it, so that no
     /// fail-soft score can claim more than is known. The blockage detector is an interior-node
     /// recognizer: it is asked at the full-width nodes (`interior`), not at the quiescence
-    /// horizon, where it would double its cost and a fence is met again one ply up.
+    /// horizon, where it would double its cost and a fence is met again one ply up. `depth` is
+    /// the node's distance to the horizon (0 in the quiescence search), for Syzygy's probe depth.
     fn known_bounds(
         &mut self,
         alpha: Value,
         beta: Value,
         ply: usize,
+        depth: i32,
         interior: bool,
     ) -> Result<(Value, Value), Value> {
         // A draw bound narrows the window only when the draw lies inside it (Figure 5).
@@ -330,7 +333,7 @@ impl<'a> Worker<'a> {
             at_most_draw: interior && beta > DRAW,
             at_least_draw: interior && alpha < DRAW,
         };
-        let (lo, hi) = match self.knowledge.probe(&self.pos, ply, wanted) {
+        let (lo, hi) = match self.knowledge.probe(&self.pos, ply, depth, wanted) {
             Verdict::Exact(v) => return Err(v),
             Verdict::AtMost(v) => (-INFINITE, v),
             Verdict::AtLeast(v) => (v, INFINITE),
@@ -400,7 +403,7 @@ impl<'a> Worker<'a> {
         if alpha >= beta {
             return alpha;
         }
-        let (lo, hi) = match self.known_bounds(alpha, beta, ply, true) {
+        let (lo, hi) = match self.known_bounds(alpha, beta, ply, depth, true) {
             Ok(bounds) => bounds,
             Err(v) => return v,
         };
@@ -640,7 +643,7 @@ impl<'a> Worker<'a> {
             };
         }
         let after_capture = horizon && self.pos.last_captured().is_some();
-        let (lo, hi) = match self.known_bounds(alpha, beta, ply, after_capture) {
+        let (lo, hi) = match self.known_bounds(alpha, beta, ply, 0, after_capture) {
             Ok(bounds) => bounds,
             Err(v) => return v,
         };

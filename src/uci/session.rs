@@ -6,8 +6,9 @@ use super::protocol::{self, Command, GoParams, Info, OptionKind, Parsed};
 use crate::chess::{parse_uci_move, Position};
 use crate::egtb::background::Background;
 use crate::egtb::probe::{default_dir, split_path, Tablebases};
+use crate::egtb::syzygy::{self, Syzygy};
 use crate::memory::{self, OutOfMemory};
-use crate::search::{self, Control, Engine, Limits, Report, THREAD_MEMORY_BYTES};
+use crate::search::{self, Control, Engine, Limits, Report, SyzygyUse, THREAD_MEMORY_BYTES};
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -67,6 +68,29 @@ fn option_list() -> Vec<(&'static str, OptionKind)> {
                 max: 1024,
             },
         ),
+        (
+            "SyzygyPath",
+            OptionKind::String {
+                default: "<empty>".to_string(),
+            },
+        ),
+        (
+            "SyzygyProbeDepth",
+            OptionKind::Spin {
+                default: SyzygyUse::DEFAULT_PROBE_DEPTH as i64,
+                min: 1,
+                max: 100,
+            },
+        ),
+        ("Syzygy50MoveRule", OptionKind::Check { default: true }),
+        (
+            "SyzygyProbeLimit",
+            OptionKind::Spin {
+                default: SyzygyUse::DEFAULT_MAX_MEN as i64,
+                min: 0,
+                max: 7,
+            },
+        ),
         ("GenerateMissingTables", OptionKind::Check { default: true }),
         (
             "GenerateMaxMen",
@@ -88,6 +112,7 @@ fn thread_memory(threads: usize, cache_bytes: usize) -> Result<(), OutOfMemory> 
 }
 
 const DEFAULT_HASH_MB: usize = 16;
+
 const DEFAULT_OVERHEAD_MS: u64 = 10;
 
 /// Where output goes: shared by the input loop and the search thread, one whole line at a time.
@@ -109,9 +134,29 @@ struct Running {
     answered: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// The Syzygy options as set: the search gets them together (`SyzygyUse`) once tables are open.
+struct SyzygyOptions {
+    tables: Option<Arc<Syzygy>>,
+    probe_depth: i32,
+    rule50: bool,
+    max_men: u32,
+}
+
+impl SyzygyOptions {
+    fn in_use(&self) -> Option<SyzygyUse> {
+        Some(SyzygyUse {
+            tables: Arc::clone(self.tables.as_ref()?),
+            probe_depth: self.probe_depth,
+            rule50: self.rule50,
+            max_men: self.max_men,
+        })
+    }
+}
+
 pub struct Session {
     engine: Arc<Engine>,
     tables: Arc<Tablebases>,
+    syzygy: SyzygyOptions,
     position: Position,
     running: Option<Running>,
     out: Out,
@@ -137,6 +182,12 @@ impl Session {
         Session {
             engine: Arc::new(engine),
             tables,
+            syzygy: SyzygyOptions {
+                tables: None,
+                probe_depth: SyzygyUse::DEFAULT_PROBE_DEPTH,
+                rule50: true,
+                max_men: SyzygyUse::DEFAULT_MAX_MEN,
+            },
             position: Position::startpos(),
             running: None,
             out,
@@ -286,6 +337,29 @@ impl Session {
                         )
                     })
             }),
+            "SyzygyPath" => {
+                // The prober holds one set of tables per process: let go of the old ones first.
+                engine.syzygy = None;
+                self.syzygy.tables = None;
+                let dirs = syzygy::split_path(value.unwrap_or(""));
+                if dirs.is_empty() {
+                    say(
+                        &self.out,
+                        "info string Syzygy: no path; Syzygy tables not used",
+                    );
+                    Ok(())
+                } else {
+                    Syzygy::open(&dirs)
+                        .map(|t| {
+                            say(&self.out, &format!("info string {}", t.describe()));
+                            self.syzygy.tables = Some(t);
+                        })
+                        .map_err(|e| format!("SyzygyPath: {e}; Syzygy tables not used"))
+                }
+            }
+            "SyzygyProbeDepth" => number(value).map(|n| self.syzygy.probe_depth = n as i32),
+            "Syzygy50MoveRule" => boolean(value).map(|b| self.syzygy.rule50 = b),
+            "SyzygyProbeLimit" => number(value).map(|n| self.syzygy.max_men = n as u32),
             "GenerateMissingTables" => boolean(value).map(|b| {
                 self.tables
                     .generate_missing
@@ -300,6 +374,9 @@ impl Session {
             "Ponder" => boolean(value).map(|_| ()),
             _ => Err(format!("option '{}' is not handled", canonical)),
         };
+        if canonical.starts_with("Syzygy") {
+            engine.syzygy = self.syzygy.in_use();
+        }
         if let Err(e) = result {
             self.error(&e);
         }
