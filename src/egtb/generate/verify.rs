@@ -485,15 +485,23 @@ fn minimax(
         return [v; 3];
     }
     let own = table.material();
+    let index = table.index();
     let Scratch { entries, values } = scratch;
     entries.clear();
+    // The successors by moves of men other than the king share their kings: what the index
+    // takes from the kings is worked out once, at the first of them.
+    let king = pos.king_square(tb.stm);
+    let mut frame = None;
     for m in moves.iter() {
         let (succ, zeroing_move) = successor(pos, tb, m);
         // Only captures and promotions change the material: the rest stay in this table.
         let converts =
             m.is_promotion() || m.kind() == MoveKind::EnPassant || pos.piece_at(m.to()).is_some();
-        let (k, entry) = if !converts {
-            (0, table.index().index_own(&succ))
+        let (k, entry) = if !converts && m.from() != king && succ.ep.is_none() {
+            let f = frame.get_or_insert_with(|| index.own_frame(&succ));
+            (0, f.as_ref().and_then(|f| index.index_own_in(f, &succ)))
+        } else if !converts {
+            (0, index.index_own(&succ))
         } else if succ.material().men() == 2 {
             (DRAWN, Some((Half::Wtm, 0)))
         } else {

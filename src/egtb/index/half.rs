@@ -62,6 +62,19 @@ pub(super) struct HalfIndex {
 /// Squares of each group in placement order, as found in or made for a position.
 type GroupSquares = [u64; MAX_GROUPS];
 
+/// The part of a main-zone index fixed by the kings (`HalfIndex::king_frame`).
+#[derive(Clone, Copy)]
+pub(super) struct KingFrame {
+    sym: super::geometry::Symmetry,
+    /// The side to move's and the other king after the symmetry, then both in the layout's
+    /// king frame.
+    kings: [Square; 4],
+    /// The first entry of the kings' block.
+    base: u64,
+    /// The groups' ranges in that block.
+    d: [u64; MAX_GROUPS],
+}
+
 impl HalfIndex {
     pub(super) fn new(m: &Material, half: Half) -> HalfIndex {
         let pawns = m.has_pawns();
@@ -225,6 +238,15 @@ impl HalfIndex {
     /// without an e.p. capture. Applies the board symmetry.
     #[inline(always)]
     fn index_main(&self, pos: &TbPosition) -> Option<u64> {
+        self.index_in_frame(&self.king_frame(pos)?, pos)
+    }
+
+    /// What `index_main` takes from the kings alone (the symmetry, the king-pair block and the
+    /// groups' ranges): worked out once, it serves every position with the same kings and side
+    /// to move, such as the successors of one position by moves of its other men. None if the
+    /// kings stand where no position of this half can.
+    #[inline(always)]
+    pub(super) fn king_frame(&self, pos: &TbPosition) -> Option<KingFrame> {
         let stm = self.half.stm();
         let sym = normalising_symmetry(self.pawns, pos.king(stm), pos.king(!stm));
         let ks = sym.square(pos.king(stm));
@@ -239,11 +261,29 @@ impl HalfIndex {
         if kk == u16::MAX {
             return None;
         }
+        let mut d = [0u64; MAX_GROUPS];
+        self.ranges(l, fks, fkn, &mut d);
+        Some(KingFrame {
+            sym,
+            kings: [ks, kn, fks, fkn],
+            base: self.kk_base[kk as usize],
+            d,
+        })
+    }
+
+    /// `index_main` of a position whose kings and side to move are those `f` was made for.
+    #[inline(always)]
+    pub(super) fn index_in_frame(&self, f: &KingFrame, pos: &TbPosition) -> Option<u64> {
+        let [ks, kn, fks, fkn] = f.kings;
+        let l = &self.main;
         let mut sq: GroupSquares = [0; MAX_GROUPS];
         let mut coord = [0u64; MAX_GROUPS];
         for i in 0..l.n {
             let g = &l.groups[i];
-            let own = sym.bitboard(pos.pieces[g.color.index()][g.kind.index()]).0;
+            let own = f
+                .sym
+                .bitboard(pos.pieces[g.color.index()][g.kind.index()])
+                .0;
             sq[i] = own;
             let excl = excl_squares(g.excl, &sq);
             coord[i] = if g.flipped {
@@ -252,15 +292,13 @@ impl HalfIndex {
                 Self::coordinate(g, own, ks, kn, excl)?
             };
         }
-        let mut d = [0u64; MAX_GROUPS];
-        self.ranges(l, fks, fkn, &mut d);
         let mut x = 0u64;
         for &i in &l.significance[..l.n] {
             let i = i as usize;
-            debug_assert!(coord[i] < d[i]);
-            x = x * d[i] + coord[i];
+            debug_assert!(coord[i] < f.d[i]);
+            x = x * f.d[i] + coord[i];
         }
-        Some(self.kk_base[kk as usize] + x)
+        Some(f.base + x)
     }
 
     /// Index of a position with an e.p. capture (canonical colours, this half to move).

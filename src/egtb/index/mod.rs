@@ -33,6 +33,15 @@ use geometry::PAWN_RANKS;
 use half::HalfIndex;
 use rayon::prelude::*;
 
+/// The kings' share of an index (`EndgameIndex::own_frame`).
+#[derive(Clone, Copy)]
+pub struct OwnFrame {
+    half: Half,
+    /// The positions are looked up colour-flipped (White to move in a symmetric endgame).
+    flip: bool,
+    frame: half::KingFrame,
+}
+
 /// The Nalimov index of one endgame, both halves. Build once per endgame (a few milliseconds);
 /// `index` and `decode` allocate nothing and take no lock, so they may be called from many
 /// threads at once.
@@ -160,6 +169,36 @@ impl EndgameIndex {
         Some((half, self.half(half).index(pos)?))
     }
 
+    /// What `index_own` takes from the kings and the side to move alone, for positions with
+    /// those kings and side to move and no e.p. square (the successors of one position by moves
+    /// of its other men, in the verifier). None where `index_own` would be None for any such
+    /// position.
+    #[inline]
+    pub fn own_frame(&self, pos: &TbPosition) -> Option<OwnFrame> {
+        let flip = self.material.is_symmetric() && pos.stm == Color::White;
+        let half = if flip { Half::Btm } else { Half::of(pos.stm) };
+        let frame = if flip {
+            self.half(half).king_frame(&pos.color_flipped())?
+        } else {
+            self.half(half).king_frame(pos)?
+        };
+        Some(OwnFrame { half, flip, frame })
+    }
+
+    /// `index_own` of a position of the kings and side to move `f` was made for, without an
+    /// e.p. square: the same entry, less the work the kings fix.
+    #[inline]
+    pub fn index_own_in(&self, f: &OwnFrame, pos: &TbPosition) -> Option<(Half, u64)> {
+        debug_assert!(pos.ep.is_none());
+        let h = self.half(f.half);
+        let i = if f.flip {
+            h.index_in_frame(&f.frame, &pos.color_flipped())?
+        } else {
+            h.index_in_frame(&f.frame, pos)?
+        };
+        (i < h.size).then_some((f.half, i))
+    }
+
     /// The position of entry `idx` of `half` (canonical colours; for the Wtm half of a
     /// symmetric endgame, the colour-flipped image of the Btm entry), or None if the entry is
     /// broken: no legal position (in the sense of `TbPosition::is_legal`) has this index.
@@ -209,4 +248,55 @@ impl EndgameIndex {
 /// type and sntm king, king placements, binomials).
 pub fn shared_table_bytes() -> usize {
     numbering::table_bytes() + king_placements::table_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Bitboard;
+
+    /// The verifier indexes a position's successors by moves of men other than the king through
+    /// one king frame: each must get the entry `index_own` gives it.
+    #[test]
+    fn a_king_frame_serves_every_position_with_those_kings() {
+        let mut rng = fastrand::Rng::with_seed(23);
+        for name in ["KQRKBN", "KBBKNN", "KRKR", "KRPKR", "KNNKP"] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let (mut compared, mut indexed) = (0, 0);
+            while compared < 2_000 {
+                let half = index.stored_halves()[rng.usize(..index.stored_halves().len())];
+                let Some(mut p) = index.decode(half, rng.u64(..index.size(half))) else {
+                    continue;
+                };
+                p.ep = None;
+                // White to move in an endgame of like sides is looked up colour-flipped.
+                if m.is_symmetric() && rng.bool() {
+                    p = p.color_flipped();
+                }
+                let frame = index.own_frame(&p);
+                // The position, and the same with one other man moved to an empty square.
+                let mut moved = p;
+                let (c, k) = (rng.usize(..2), rng.usize(..5));
+                let men = moved.pieces[c][k];
+                if men.any() {
+                    let from = men.lsb();
+                    let to = crate::chess::Square(rng.u8(..64));
+                    let pawn_rank =
+                        k == PieceType::Pawn.index() && (to.rank() == 0 || to.rank() == 7);
+                    if !moved.occupied().contains(to) && !pawn_rank {
+                        moved.pieces[c][k] = Bitboard(men.0 & !(1 << from.0) | 1 << to.0);
+                    }
+                }
+                for q in [p, moved] {
+                    let fast = frame.as_ref().and_then(|f| index.index_own_in(f, &q));
+                    assert_eq!(fast, index.index_own(&q), "{name} {q:?}");
+                    compared += 1;
+                    indexed += fast.is_some() as usize;
+                }
+            }
+            // Most of them are indexable positions, not agreeing Nones.
+            assert!(indexed > 1_500, "{name}: {indexed} of {compared}");
+        }
+    }
 }
