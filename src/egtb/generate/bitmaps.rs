@@ -31,6 +31,7 @@ use super::solve::{for_each_pred, loss, to_file_value, win, SubTables, CODE_DRAW
 use super::GenError;
 use crate::chess::{Color, PieceType};
 use crate::egtb::file::{Metric, Outcome};
+use crate::egtb::index::FrameCache;
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::Material;
 use crate::memory::{try_vec, HugeArray, OutOfMemory};
@@ -591,8 +592,8 @@ pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
         let mut order: Vec<u64> = (0..size.div_ceil(SEGMENT)).collect();
         order.sort_by_key(|&s| layout.nalimov_kings(h, s * SEGMENT));
         order.into_par_iter().try_for_each_init(
-            || (Vec::new(), LogScratch::new()),
-            |(codes, scratch), seg| -> io::Result<()> {
+            || (Vec::new(), LogScratch::new(), FrameCache::default()),
+            |(codes, scratch, frames), seg| -> io::Result<()> {
                 let scratch = scratch
                     .as_mut()
                     .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
@@ -614,7 +615,7 @@ pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
                     };
                     let mut entries = [0u64; 2];
                     let mut count = 0;
-                    layout.nalimov_entries(h, idx, pos, |ni| {
+                    layout.nalimov_entries(h, idx, pos, frames, |ni| {
                         entries[count] = ni;
                         count += 1;
                     });

@@ -17,7 +17,9 @@
 use crate::chess::attacks::{king_attacks, pawn_attacks};
 use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::index::binomial::{binom, colex_unrank};
-use crate::egtb::index::{normalising_symmetry, EndgameIndex, Half, Symmetry, TbPosition};
+use crate::egtb::index::{
+    normalising_symmetry, EndgameIndex, FrameCache, Half, Symmetry, TbPosition,
+};
 
 /// The triangle a1-d1-d4 (file >= rank) by number, and its inverse.
 const TRIANGLE: [u8; 10] = [0, 1, 2, 3, 9, 10, 11, 18, 19, 27];
@@ -619,16 +621,23 @@ impl<'a> Layout<'a> {
     /// Calls `f` with each Nalimov index of the valid entry `idx` of half `h` (a half the
     /// Nalimov index stores), whose position is `pos`: one, or two when both kings stand on a
     /// long diagonal, where Nalimov keeps a position and its reflection in that diagonal as
-    /// twins.
+    /// twins. `frames` keeps the kings' share of the index between calls: entries in layout
+    /// order share their kings in long runs (a twin has the same kings too).
     #[inline]
-    pub fn nalimov_entries(&self, h: Half, idx: u64, pos: &TbPosition, mut f: impl FnMut(u64)) {
+    pub fn nalimov_entries(
+        &self,
+        h: Half,
+        idx: u64,
+        pos: &TbPosition,
+        frames: &mut FrameCache,
+        mut f: impl FnMut(u64),
+    ) {
         if idx >= self.plain {
             return f(self.main[h as usize] + idx - self.plain);
         }
-        let at = |p: &TbPosition| {
-            let (nh, i) = self
-                .nalimov
-                .index_own(p)
+        let mut at = |p: &TbPosition| {
+            let (nh, i) = frames
+                .index_own(self.nalimov, p)
                 .expect("a valid entry has a Nalimov index");
             debug_assert_eq!(nh, h);
             i
@@ -844,13 +853,14 @@ mod tests {
             let index = EndgameIndex::new(&m);
             let layout = Layout::new(&index);
             let mut checked = 0u64;
+            let mut frames = FrameCache::default();
             for &h in index.stored_halves() {
                 let blocks = index.king_blocks(h);
                 for idx in (0..layout.size(h)).step_by(7) {
                     let Some(pos) = layout.decode(h, idx) else {
                         continue;
                     };
-                    layout.nalimov_entries(h, idx, &pos, |ni| {
+                    layout.nalimov_entries(h, idx, &pos, &mut frames, |ni| {
                         let (ks, kn, _) = blocks
                             .iter()
                             .find(|b| b.2.contains(&ni))

@@ -46,7 +46,7 @@ mod summary;
 pub mod verify;
 
 use crate::egtb::file::{write_compact, Metric, Outcome, TableError, TbValue};
-use crate::egtb::index::{EndgameIndex, Half};
+use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::staging::Staging;
 use crate::egtb::tables::EndgameTables;
@@ -770,13 +770,14 @@ fn to_nalimov<const N: usize>(layout: &Layout, works: [&Work; N]) -> [Work; N] {
         let src = works.map(|w| w[h as usize].as_ref().expect("both halves worked"));
         let size = layout.size(h);
         (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+            let mut frames = FrameCache::default();
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
                 let codes = src.map(|s| s[idx as usize].load(Relaxed));
                 if codes[0] & !solve::RESOLVED == solve::CODE_NONE {
                     continue; // broken
                 }
                 let pos = layout.decode_valid(h, idx);
-                layout.nalimov_entries(h, idx, &pos, |i| {
+                layout.nalimov_entries(h, idx, &pos, &mut frames, |i| {
                     for (o, &code) in out.iter().zip(&codes) {
                         o[i as usize].store(code, Relaxed);
                     }

@@ -42,6 +42,32 @@ pub struct OwnFrame {
     frame: half::KingFrame,
 }
 
+/// `index_own` for a run of positions that mostly share their kings and side to move (an
+/// endgame's entries in an order that places the kings first): the kings' share of the index
+/// is worked out again only when they change.
+#[derive(Default)]
+pub struct FrameCache {
+    /// The kings (White's, Black's) and side to move the frame is for.
+    key: Option<(u64, u64, Color)>,
+    frame: Option<OwnFrame>,
+}
+
+impl FrameCache {
+    #[inline]
+    pub fn index_own(&mut self, index: &EndgameIndex, pos: &TbPosition) -> Option<(Half, u64)> {
+        if pos.ep.is_some() {
+            return index.index_own(pos);
+        }
+        let k = PieceType::King.index();
+        let key = (pos.pieces[0][k].0, pos.pieces[1][k].0, pos.stm);
+        if self.key != Some(key) {
+            self.key = Some(key);
+            self.frame = index.own_frame(pos);
+        }
+        index.index_own_in(self.frame.as_ref()?, pos)
+    }
+}
+
 /// The Nalimov index of one endgame, both halves. Build once per endgame (a few milliseconds);
 /// `index` and `decode` allocate nothing and take no lock, so they may be called from many
 /// threads at once.
