@@ -21,6 +21,7 @@
 use crate::chess::attacks;
 use crate::chess::{legal_moves, Bitboard, Color, Move, PieceType, Position, Square};
 use pyrrhic_rs::{DtzProbeValue, EngineAdapter, TableBases, WdlProbeResult};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -159,21 +160,27 @@ impl Syzygy {
                 ));
             }
         }
-        let (mut wdl_files, mut dtz_files, mut max_men) = (0, 0, 0u8);
+        // An endgame found in two directories is counted once: the prober takes the first.
+        let (mut wdl, mut dtz) = (BTreeSet::new(), BTreeSet::new());
         for d in dirs {
             let names = std::fs::read_dir(d)
                 .map_err(|e| format!("{}: {e}", d.display()))?
                 .flatten()
                 .filter_map(|e| e.file_name().into_string().ok());
             for name in names {
-                if let Some(men) = men_of_file(&name, ".rtbw") {
-                    wdl_files += 1;
-                    max_men = max_men.max(men);
+                if men_of_file(&name, ".rtbw").is_some() {
+                    wdl.insert(name);
                 } else if men_of_file(&name, ".rtbz").is_some() {
-                    dtz_files += 1;
+                    dtz.insert(name);
                 }
             }
         }
+        let max_men = wdl
+            .iter()
+            .filter_map(|n| men_of_file(n, ".rtbw"))
+            .max()
+            .unwrap_or(0);
+        let (wdl_files, dtz_files) = (wdl.len(), dtz.len());
         if wdl_files == 0 {
             let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
             return Err(format!("no Syzygy tables (.rtbw) in {}", shown.join(", ")));
