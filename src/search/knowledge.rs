@@ -42,7 +42,7 @@ impl SyzygyUse {
     }
 
     /// The men a probe may have: the option's limit, and no more than the tables hold.
-    fn men(&self) -> u32 {
+    pub(super) fn men(&self) -> u32 {
         self.max_men.min(self.tables.max_men() as u32)
     }
 }
@@ -92,6 +92,18 @@ pub fn table_score(p: &TbProbe, halfmove: u16, ply: usize) -> Option<Value> {
             Wdl::Draw => DRAW,
         },
     })
+}
+
+/// The score of a Syzygy result met `ply` plies from the root: a win without a distance
+/// (`table_win`), a win or loss the 50-move rule spoils as `table_score` scores it.
+pub fn syzygy_score(wdl: SyzygyWdl, ply: usize) -> Value {
+    match wdl {
+        SyzygyWdl::Win => table_win(ply, true),
+        SyzygyWdl::Loss => table_win(ply, false),
+        SyzygyWdl::CursedWin => DRAW + CURSED,
+        SyzygyWdl::BlessedLoss => DRAW - CURSED,
+        SyzygyWdl::Draw => DRAW,
+    }
 }
 
 /// 2^14 slots, about 0.8 MB per thread: pawn endings reuse few pawn structures.
@@ -156,14 +168,10 @@ impl Knowledge {
         }
         let wdl = s.tables.wdl(pos)?;
         self.tbhits += 1;
-        let wdl = if s.rule50 { wdl } else { wdl.without_rule() };
-        Some(match wdl {
-            SyzygyWdl::Win => table_win(ply, true),
-            SyzygyWdl::Loss => table_win(ply, false),
-            SyzygyWdl::CursedWin => DRAW + CURSED,
-            SyzygyWdl::BlessedLoss => DRAW - CURSED,
-            SyzygyWdl::Draw => DRAW,
-        })
+        Some(syzygy_score(
+            if s.rule50 { wdl } else { wdl.without_rule() },
+            ply,
+        ))
     }
 
     /// Asks for the table of a position whose endgame is missing (once per thread and endgame).

@@ -2,17 +2,15 @@
 //! iterative deepening with aspiration windows and MultiPV at the root, and the reports the
 //! UCI layer turns into `info` lines.
 
-use super::knowledge::{table_score, SyzygyUse, CURSED};
+use super::knowledge::{syzygy_score, table_score, SyzygyUse};
 use super::time::{budget, Budget, Clock};
 use super::tt::{Bound, TranspositionTable};
-use super::value::{
-    is_mate_score, mate_moves, table_win, Value, DRAW, INFINITE, MATE_BOUND, MAX_PLY,
-};
+use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
 use super::worker::{RootMove, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
 use crate::egtb::probe::{analyse_root, Registry, RootAnalysis, Tablebases, Wdl};
 use crate::egtb::strategy::{self, MoveValues};
-use crate::egtb::syzygy::{self, SyzygyWdl};
+use crate::egtb::syzygy;
 use crate::memory::OutOfMemory;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -428,7 +426,7 @@ impl Engine {
     /// score of that result, and the probes made; None when Syzygy does not cover the root.
     fn syzygy_root(&self, pos: &Position) -> Option<(Vec<Move>, Value, u64)> {
         let s = self.syzygy.as_ref()?;
-        if pos.men() > s.max_men {
+        if pos.men() > s.men() {
             return None;
         }
         let values = s.tables.root(pos)?;
@@ -436,14 +434,7 @@ impl Engine {
             syzygy::root_moves(&values, pos.halfmove_clock(), s.rule50, pos.has_repeated());
         // A kept move reaches a position one ply away whose result the search scores as it
         // scores a table probe there.
-        let score = match result {
-            SyzygyWdl::Win => table_win(1, true),
-            SyzygyWdl::Loss => table_win(1, false),
-            SyzygyWdl::CursedWin => DRAW + CURSED,
-            SyzygyWdl::BlessedLoss => DRAW - CURSED,
-            SyzygyWdl::Draw => DRAW,
-        };
-        Some((keep, score, values.len() as u64 + 1))
+        Some((keep, syzygy_score(result, 1), values.len() as u64 + 1))
     }
 
     fn wait_while_infinite(&self, limits: &Limits, control: &Control) {
