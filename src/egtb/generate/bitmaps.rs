@@ -1,9 +1,9 @@
 //! The pawnless solver in bitmaps (Thompson 1996, Sections 3-4: one bit a position a set),
 //! for endgames whose working values do not fit in memory (six men: up to 21 G entries).
 //!
-//! Per half four bits an entry: won, lost, and the frontiers of the pass (resolved at depth
-//! n, and at n + 1). No value, no un-move counter and no pending capture value is held per
-//! entry:
+//! Per half four bits an entry, in one cache line (`Bits`): won, lost, and the frontiers of
+//! the pass (resolved at depth n, and at n + 1). No value, no un-move counter and no pending
+//! capture value is held per entry:
 //! - a capture's value comes from the sub-table, so the sub-table's positions resolved at
 //!   depth d (DTM: its own depth in plies; DTZ and DTZ50: 0, a capture zeroes) join the
 //!   frontier of pass d: un-captures from them (`moves::for_each_uncapture`) reach this
@@ -11,6 +11,8 @@
 //! - a predecessor of a loss is a win at the next depth; a predecessor of a win is a candidate,
 //!   lost once every move leads to a win resolved no deeper than n: Thompson's forward check
 //!   (`all_moves_lose`), in the successors' bits and, for captures, the sub-tables;
+//! - a later solve of the endgame knows which entries the first lost (`BitmapSolver::earlier`)
+//!   and makes no other a candidate;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
 //!   put together in Nalimov order at the end (`assemble`), in a mapped file (`mapped`).
 //!
@@ -40,128 +42,192 @@ use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-/// One bit per entry, with a summary bit per block of `BLOCK_WORDS` words that is set when a
-/// bit of the block is: a pass of a deep endgame (KRBKNN: 446 passes a metric) drains and logs
-/// sparse frontiers, and reads only the blocks that hold something instead of whole halves.
-pub struct Bits {
+/// `P` bitmaps of one bit per entry (the planes), interleaved by word: word k of every plane
+/// lies in one group of `P` words, so that the bits of an entry share a cache line (P = 4:
+/// 32-byte groups, and the array is page-aligned). A six-man half is hundreds of megabytes a
+/// plane, and nearly every entry the passes touch misses the caches: one miss an entry instead
+/// of one a plane.
+///
+/// Each plane has a summary bit per block of `BLOCK_WORDS` words that is set when a bit of the
+/// block is: a pass of a deep endgame (KRBKNN: 446 passes a metric) drains and logs sparse
+/// frontiers, and reads only the blocks that hold something instead of whole halves.
+pub struct Bits<const P: usize> {
     words: HugeArray<AtomicU64>,
-    /// Invariant: every block with a bit set has its summary bit set.
+    /// Words of one plane.
+    plane_words: usize,
+    /// Plane p's summary words are `blocks[p * summary..(p + 1) * summary]`. Invariant: every
+    /// block with a bit set has its summary bit set.
     blocks: Vec<AtomicU64>,
+    summary: usize,
 }
 
-/// Words of a bitmap one summary bit stands for (32,768 entries): a task's share of a drain.
+/// Words of a plane one summary bit stands for (32,768 entries): a task's share of a drain.
 const BLOCK_WORDS: usize = 512;
 
-impl Bits {
-    fn empty() -> Bits {
-        Bits {
-            words: HugeArray::zeroed(0).expect("nothing to allocate"),
-            blocks: Vec::new(),
-        }
-    }
-
-    fn new(entries: u64) -> Result<Bits, OutOfMemory> {
-        let words = entries.div_ceil(64) as usize;
+impl<const P: usize> Bits<P> {
+    fn new(entries: u64) -> Result<Bits<P>, OutOfMemory> {
+        let plane_words = entries.div_ceil(64) as usize;
+        let summary = plane_words.div_ceil(BLOCK_WORDS).div_ceil(64);
         Ok(Bits {
-            words: HugeArray::zeroed(words)?,
-            blocks: try_vec(words.div_ceil(BLOCK_WORDS).div_ceil(64), || {
-                AtomicU64::new(0)
-            })?,
+            words: HugeArray::zeroed(P * plane_words)?,
+            plane_words,
+            blocks: try_vec(P * summary, || AtomicU64::new(0))?,
+            summary,
         })
     }
 
-    pub(super) fn words(&self) -> &[AtomicU64] {
-        &self.words
-    }
-
-    /// May words `range` hold a set bit? (False: they are all clear.)
-    pub(super) fn may_hold(&self, range: std::ops::Range<usize>) -> bool {
-        if range.is_empty() {
-            return false;
-        }
-        (range.start / BLOCK_WORDS..=(range.end - 1) / BLOCK_WORDS)
-            .any(|b| self.blocks[b / 64].load(Relaxed) >> (b % 64) & 1 != 0)
+    #[inline(always)]
+    fn word(&self, plane: usize, w: usize) -> &AtomicU64 {
+        &self.words[P * w + plane]
     }
 
     #[inline(always)]
-    pub fn get(&self, i: u64) -> bool {
-        self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 != 0
+    fn flags(&self, plane: usize, block: usize) -> (&AtomicU64, u64) {
+        (
+            &self.blocks[plane * self.summary + block / 64],
+            1 << (block % 64),
+        )
     }
 
-    /// Clears every set bit, calling `f(i)` for each (in parallel); the sum of what `f` returns.
-    /// Nothing may set bits of `self` meanwhile.
-    fn drain(&self, f: impl Fn(u64) -> u64 + Sync) -> u64 {
-        (0..self.words.len().div_ceil(BLOCK_WORDS))
-            .into_par_iter()
-            .map(|b| {
-                let (flags, bit) = (&self.blocks[b / 64], 1u64 << (b % 64));
-                if flags.load(Relaxed) & bit == 0 {
-                    return 0;
-                }
-                flags.fetch_and(!bit, Relaxed);
-                let first = b * BLOCK_WORDS;
-                let words = &self.words[first..(first + BLOCK_WORDS).min(self.words.len())];
-                let mut sum = 0;
-                for (k, word) in words.iter().enumerate() {
-                    // Most words are empty: a plain load skips them without a locked exchange.
-                    if word.load(Relaxed) == 0 {
-                        continue;
-                    }
-                    let mut w = word.swap(0, Relaxed);
-                    let base = ((first + k) * 64) as u64;
-                    while w != 0 {
-                        sum += f(base + w.trailing_zeros() as u64);
-                        w &= w - 1;
-                    }
-                }
-                sum
-            })
-            .sum()
+    /// Plane `plane`, for reading whole.
+    pub(super) fn plane(&self, plane: usize) -> Plane<'_, P> {
+        Plane { bits: self, plane }
     }
 
-    /// Sets bit `i`; true if it was clear.
     #[inline(always)]
-    fn set(&self, i: u64) -> bool {
+    pub fn get(&self, plane: usize, i: u64) -> bool {
+        self.word(plane, (i / 64) as usize).load(Relaxed) >> (i % 64) & 1 != 0
+    }
+
+    /// Bits `i` of planes `a` and `b` (one group, one cache line).
+    #[inline(always)]
+    fn get2(&self, a: usize, b: usize, i: u64) -> (bool, bool) {
+        let w = (i / 64) as usize;
+        let m = 1u64 << (i % 64);
+        (
+            self.word(a, w).load(Relaxed) & m != 0,
+            self.word(b, w).load(Relaxed) & m != 0,
+        )
+    }
+
+    /// Sets bit `i` of `plane`; true if it was clear.
+    #[inline(always)]
+    fn set(&self, plane: usize, i: u64) -> bool {
         let m = 1u64 << (i % 64);
         let w = (i / 64) as usize;
-        let fresh = self.words[w].fetch_or(m, Relaxed) & m == 0;
+        let fresh = self.word(plane, w).fetch_or(m, Relaxed) & m == 0;
         // A bit already set lies in a marked block (the invariant); a fresh one marks its own.
         if fresh {
-            let b = w / BLOCK_WORDS;
-            let (flags, bit) = (&self.blocks[b / 64], 1u64 << (b % 64));
+            let (flags, bit) = self.flags(plane, w / BLOCK_WORDS);
             if flags.load(Relaxed) & bit == 0 {
                 flags.fetch_or(bit, Relaxed);
             }
         }
         fresh
     }
+
+    /// Clears every set bit of `plane`, calling `f(i)` for each (in parallel); the sum of what
+    /// `f` returns. Nothing may set bits of that plane meanwhile.
+    fn drain(&self, plane: usize, f: impl Fn(u64) -> u64 + Sync) -> u64 {
+        (0..self.plane_words.div_ceil(BLOCK_WORDS))
+            .into_par_iter()
+            .map(|b| {
+                let (flags, bit) = self.flags(plane, b);
+                if flags.load(Relaxed) & bit == 0 {
+                    return 0;
+                }
+                flags.fetch_and(!bit, Relaxed);
+                let mut sum = 0;
+                for w in b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words) {
+                    let word = self.word(plane, w);
+                    // Most words are empty: a plain load skips them without a locked exchange.
+                    if word.load(Relaxed) == 0 {
+                        continue;
+                    }
+                    let mut bits = word.swap(0, Relaxed);
+                    let base = (w * 64) as u64;
+                    while bits != 0 {
+                        sum += f(base + bits.trailing_zeros() as u64);
+                        bits &= bits - 1;
+                    }
+                }
+                sum
+            })
+            .sum()
+    }
 }
 
-/// The bits of one half during a solve.
-struct HalfBits {
-    won: Bits,
-    lost: Bits,
-    now: Bits,
-    next: Bits,
+/// One plane of a `Bits`, read word by word (`depth_log`).
+#[derive(Clone, Copy)]
+pub struct Plane<'a, const P: usize> {
+    bits: &'a Bits<P>,
+    plane: usize,
 }
 
-impl HalfBits {
-    fn new(entries: u64) -> Result<HalfBits, OutOfMemory> {
-        Ok(HalfBits {
-            won: Bits::new(entries)?,
-            lost: Bits::new(entries)?,
-            now: Bits::new(entries)?,
-            next: Bits::new(entries)?,
+impl<const P: usize> Plane<'_, P> {
+    /// Words in the plane.
+    pub fn word_count(&self) -> usize {
+        self.bits.plane_words
+    }
+
+    /// Word `w` (entries 64 w to 64 w + 63).
+    pub fn word(&self, w: usize) -> u64 {
+        self.bits.word(self.plane, w).load(Relaxed)
+    }
+
+    /// May words `range` hold a set bit? (False: they are all clear.)
+    pub fn may_hold(&self, range: std::ops::Range<usize>) -> bool {
+        if range.is_empty() {
+            return false;
+        }
+        (range.start / BLOCK_WORDS..=(range.end - 1) / BLOCK_WORDS).any(|b| {
+            let (flags, bit) = self.bits.flags(self.plane, b);
+            flags.load(Relaxed) & bit != 0
         })
     }
 }
 
-/// Bytes of memory a solve of `layout` (of `material`) takes at most: four bits an entry, one
-/// candidate bit per entry of the larger half, and four bytes per entry of each sub-table half
-/// that seeds it (counted as if every entry were decided).
+/// The planes of a half during a solve: won, lost, and the frontiers of the pass (resolved at
+/// depth n, and at n + 1), which swap roles after each pass.
+struct HalfBits {
+    bits: Bits<4>,
+    /// The plane of depth n: `FRONTIERS[0]` or `FRONTIERS[1]`.
+    now: usize,
+    /// The entries that can be lost (`BitmapSolver::earlier`); all, if not known.
+    losable: Option<Bits<1>>,
+}
+
+const WON: usize = 0;
+const LOST: usize = 1;
+const FRONTIERS: [usize; 2] = [2, 3];
+
+impl HalfBits {
+    fn new(entries: u64) -> Result<HalfBits, OutOfMemory> {
+        Ok(HalfBits {
+            bits: Bits::new(entries)?,
+            now: FRONTIERS[0],
+            losable: None,
+        })
+    }
+
+    /// Can entry `i` be lost?
+    #[inline(always)]
+    fn losable(&self, i: u64) -> bool {
+        self.losable.as_ref().is_none_or(|l| l.get(0, i))
+    }
+
+    /// The plane of depth n + 1.
+    fn next(&self) -> usize {
+        FRONTIERS[0] + FRONTIERS[1] - self.now
+    }
+}
+
+/// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
+/// four planes and `losable`), one candidate bit per entry of the larger half, and four bytes
+/// per entry of each sub-table half that seeds it (counted as if every entry were decided).
 pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
     let words = |h: Half| layout.size(h).div_ceil(64) * 8;
-    let bits = 4 * (words(Half::Wtm) + words(Half::Btm)) + words(Half::Wtm).max(words(Half::Btm));
+    let bits = 5 * (words(Half::Wtm) + words(Half::Btm)) + words(Half::Wtm).max(words(Half::Btm));
     let mut seeds = 0;
     for mover in Color::BOTH {
         for captured in [
@@ -267,6 +333,12 @@ pub struct BitmapSolver<'a> {
     pub subs: &'a SubTables,
     pub material: Material,
     pub metric: Metric,
+    /// An earlier solve of the endgame (DTM's). Its depth 0, the mates (the same in every
+    /// metric), is read from its log instead of found again by a scan of every entry (KRBKNN:
+    /// about 100 s). And only the entries it lost can be lost now (DTZ has DTM's results,
+    /// DTZ50 turns some losses into draws): no other entry is ever a candidate, so the passes
+    /// check no drawn or won entry move by move, as they do for DTM, again and again.
+    pub earlier: Option<&'a Resolved>,
 }
 
 impl BitmapSolver<'_> {
@@ -365,32 +437,52 @@ impl BitmapSolver<'_> {
             HalfBits::new(layout.size(Half::Wtm))?,
             HalfBits::new(layout.size(Half::Btm))?,
         ];
-        let cand = Bits::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
+        let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let seeds = self.seeds()?;
         let mut log = DepthLog::create(log_path).map_err(io)?;
         const CHUNK: u64 = 1 << 12;
+
+        if let Some(earlier) = self.earlier {
+            for h in Half::BOTH {
+                let losable = Bits::new(layout.size(h))?;
+                earlier
+                    .log
+                    .for_each_lost(h, |i| {
+                        losable.set(0, i);
+                    })
+                    .map_err(io)?;
+                bits[h as usize].losable = Some(losable);
+            }
+        }
 
         // Depth 0: the mates.
         let resolved = AtomicU64::new(0);
         for h in Half::BOTH {
             let b = &bits[h as usize];
-            let size = layout.size(h);
-            (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                layout.scan(
-                    h,
-                    c * CHUNK..((c + 1) * CHUNK).min(size),
-                    &|idx: u64, pos: Option<&TbPosition>| {
-                        if let Some(pos) = pos {
-                            if in_check(pos) && for_each_move(pos, |_, _| false) {
-                                b.lost.set(idx);
-                                b.now.set(idx);
-                                resolved.fetch_add(1, Relaxed);
+            let mated = |idx: u64| {
+                b.bits.set(LOST, idx);
+                b.bits.set(b.now, idx);
+                resolved.fetch_add(1, Relaxed);
+            };
+            if let Some(earlier) = self.earlier {
+                earlier.log.for_each_at_depth(h, 0, mated).map_err(io)?;
+            } else {
+                let size = layout.size(h);
+                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                    layout.scan(
+                        h,
+                        c * CHUNK..((c + 1) * CHUNK).min(size),
+                        &|idx: u64, pos: Option<&TbPosition>| {
+                            if let Some(pos) = pos {
+                                if in_check(pos) && for_each_move(pos, |_, _| false) {
+                                    mated(idx);
+                                }
                             }
-                        }
-                    },
-                );
-            });
-            log.append(h, 0, &b.now).map_err(io)?;
+                        },
+                    );
+                });
+            }
+            log.append(h, 0, b.bits.plane(b.now)).map_err(io)?;
         }
         on_pass(0, resolved.load(Relaxed));
 
@@ -418,10 +510,11 @@ impl BitmapSolver<'_> {
                 self.check_candidates(&bits, &cand, h, n, &fresh);
             }
             for b in bits.iter_mut() {
-                std::mem::swap(&mut b.now, &mut b.next);
+                b.now = b.next();
             }
             for h in Half::BOTH {
-                log.append(h, n + 1, &bits[h as usize].now).map_err(io)?;
+                let b = &bits[h as usize];
+                log.append(h, n + 1, b.bits.plane(b.now)).map_err(io)?;
             }
             let done = fresh.load(Relaxed);
             resolved.fetch_add(done, Relaxed);
@@ -435,21 +528,22 @@ impl BitmapSolver<'_> {
         // which need the memory.
         drop(cand);
         for h in Half::BOTH {
-            let b = &mut bits[h as usize];
-            (b.lost, b.now, b.next) = (Bits::empty(), Bits::empty(), Bits::empty());
-            log.append_won(h, &b.won).map_err(io)?;
+            let b = &bits[h as usize].bits;
+            log.append_won(h, b.plane(WON)).map_err(io)?;
+            log.append_lost(h, b.plane(LOST)).map_err(io)?;
         }
+        drop(bits);
         Ok(Resolved {
             log: log.finish().map_err(io)?,
         })
     }
 
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared).
-    fn frontier(&self, bits: &[HalfBits; 2], cand: &Bits, h: Half, fresh: &AtomicU64) {
+    fn frontier(&self, bits: &[HalfBits; 2], cand: &Bits<1>, h: Half, fresh: &AtomicU64) {
         let b = &bits[h as usize];
-        let done = b.now.drain(|idx| {
+        let done = b.bits.drain(b.now, |idx| {
             let pos = self.layout.decode_valid(h, idx);
-            let lost = b.lost.get(idx);
+            let lost = b.bits.get(LOST, idx);
             let mut done = 0;
             for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
                 done += reach(bits, cand, ph, pi, lost) as u64;
@@ -460,7 +554,7 @@ impl BitmapSolver<'_> {
     }
 
     /// Pass n for the sub-table positions of `s` at depth n: their un-captures.
-    fn seed(&self, bits: &[HalfBits; 2], cand: &Bits, s: &Seeds, n: u16, fresh: &AtomicU64) {
+    fn seed(&self, bits: &[HalfBits; 2], cand: &Bits<1>, s: &Seeds, n: u16, fresh: &AtomicU64) {
         let Some(range) = s.starts.get(n as usize..=n as usize + 1) else {
             return;
         };
@@ -494,22 +588,23 @@ impl BitmapSolver<'_> {
     fn check_candidates(
         &self,
         bits: &[HalfBits; 2],
-        cand: &Bits,
+        cand: &Bits<1>,
         h: Half,
         n: u16,
         fresh: &AtomicU64,
     ) {
         let ph = Half::of(!h.stm());
         let b = &bits[ph as usize];
-        let done = cand.drain(|pi| {
-            if b.won.get(pi) || b.lost.get(pi) {
+        let done = cand.drain(0, |pi| {
+            let (won, lost) = b.bits.get2(WON, LOST, pi);
+            if won || lost {
                 return 0;
             }
             let pos = self.layout.decode_valid(ph, pi);
-            if !self.all_moves_lose(bits, pi, &pos, n) || !b.lost.set(pi) {
+            if !self.all_moves_lose(bits, pi, &pos, n) || !b.bits.set(LOST, pi) {
                 return 0;
             }
-            b.next.set(pi);
+            b.bits.set(b.next(), pi);
             1
         });
         fresh.fetch_add(done, Relaxed);
@@ -521,7 +616,8 @@ impl BitmapSolver<'_> {
     fn all_moves_lose(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition, n: u16) -> bool {
         let mover = pos.stm;
         let sb = &bits[Half::of(!mover) as usize];
-        let won = |i: u64| sb.won.get(i) && !sb.next.get(i);
+        let next = sb.next();
+        let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
         let legal = Legality::of(pos);
         let quiet = if self.layout.unmoves_by_squares(idx, pos) {
             for_each_quiet_set(pos, &legal, |kind, from, tos| {
@@ -555,17 +651,17 @@ impl BitmapSolver<'_> {
 /// Entry `pi` of half `ph` has a move to a position resolved at the pass's depth: won at
 /// once if that position is lost (`to_loss`; true if newly resolved), else marked a candidate.
 #[inline]
-fn reach(bits: &[HalfBits; 2], cand: &Bits, ph: Half, pi: u64, to_loss: bool) -> bool {
+fn reach(bits: &[HalfBits; 2], cand: &Bits<1>, ph: Half, pi: u64, to_loss: bool) -> bool {
     let b = &bits[ph as usize];
     if to_loss {
-        if b.lost.get(pi) || !b.won.set(pi) {
+        if b.bits.get(LOST, pi) || !b.bits.set(WON, pi) {
             return false;
         }
-        b.next.set(pi);
+        b.bits.set(b.next(), pi);
         return true;
     }
-    if !b.won.get(pi) && !b.lost.get(pi) {
-        cand.set(pi);
+    if b.bits.get2(WON, LOST, pi) == (false, false) && b.losable(pi) {
+        cand.set(0, pi);
     }
     false
 }
@@ -638,22 +734,56 @@ pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
 mod tests {
     use super::*;
 
-    /// A drain calls back every set bit once, in any block, and leaves the bitmap and its
-    /// summary clear; `may_hold` answers by the blocks.
+    /// The solve of every pawnless six-man endgame fits in the 16 GiB of anonymous memory a
+    /// build may take, the largest (four different men) with room to spare.
     #[test]
-    fn drain_finds_every_bit_through_the_summary() {
+    fn every_pawnless_six_man_solve_fits_in_16_gib() {
+        let six: Vec<Material> = Material::all_up_to(6)
+            .into_iter()
+            .filter(|m| m.men() == 6 && !m.has_pawns())
+            .collect();
+        // 35 of four men against the bare king, 80 of three against one, 55 of two against two.
+        assert_eq!(six.len(), 170);
+        let (most, largest) = six
+            .iter()
+            .map(|m| {
+                let index = crate::egtb::index::EndgameIndex::new(m);
+                (memory_bytes(&Layout::new(&index), m), m.to_string())
+            })
+            .max()
+            .expect("endgames");
+        assert!(most <= 16 << 30, "{largest}: {} MiB", most >> 20);
+        assert!(most >= 8 << 30, "{largest}: {} MiB", most >> 20);
+    }
+
+    /// A drain calls back every set bit of its plane once, in any block, and leaves that plane
+    /// and its summary clear and the other planes as they were; `may_hold` answers by the
+    /// blocks of its plane.
+    #[test]
+    fn drain_finds_every_bit_of_its_plane_through_the_summary() {
         let entries = 3 * BLOCK_WORDS as u64 * 64 + 100;
-        let bits = Bits::new(entries).unwrap();
+        let bits = Bits::<4>::new(entries).unwrap();
         let set = [0, 63, 64, 32_767, 32_768, 60_000, entries - 1];
         for &i in &set {
-            assert!(bits.set(i));
-            assert!(!bits.set(i), "set twice");
+            assert!(bits.set(2, i));
+            assert!(!bits.set(2, i), "set twice");
         }
-        assert!(bits.may_hold(0..1));
-        assert!(!bits.may_hold(2 * BLOCK_WORDS..2 * BLOCK_WORDS + 10));
-        assert!(bits.may_hold(3 * BLOCK_WORDS..bits.words().len()));
+        let other = [1, 64, 2 * BLOCK_WORDS as u64 * 64 + 5];
+        for &i in &other {
+            assert!(bits.set(1, i));
+        }
+        let plane = bits.plane(2);
+        assert!(plane.may_hold(0..1));
+        assert!(!plane.may_hold(2 * BLOCK_WORDS..2 * BLOCK_WORDS + 10));
+        assert!(bits
+            .plane(1)
+            .may_hold(2 * BLOCK_WORDS..2 * BLOCK_WORDS + 10));
+        assert!(plane.may_hold(3 * BLOCK_WORDS..plane.word_count()));
+        assert!(!bits.plane(3).may_hold(0..plane.word_count()));
+        assert_eq!(bits.get2(1, 2, 64), (true, true));
+        assert_eq!(bits.get2(1, 2, 63), (false, true));
         let seen = std::sync::Mutex::new(Vec::new());
-        let n = bits.drain(|i| {
+        let n = bits.drain(2, |i| {
             seen.lock().unwrap().push(i);
             1
         });
@@ -661,8 +791,10 @@ mod tests {
         let mut seen = seen.into_inner().unwrap();
         seen.sort_unstable();
         assert_eq!(seen, set);
-        assert!(bits.words().iter().all(|w| w.load(Relaxed) == 0));
-        assert!(!bits.may_hold(0..bits.words().len()));
-        assert_eq!(bits.drain(|_| 1), 0);
+        assert!((0..plane.word_count()).all(|w| plane.word(w) == 0));
+        assert!(!plane.may_hold(0..plane.word_count()));
+        assert_eq!(bits.drain(2, |_| 1), 0);
+        let kept: Vec<u64> = (0..entries).filter(|&i| bits.get(1, i)).collect();
+        assert_eq!(kept, other);
     }
 }

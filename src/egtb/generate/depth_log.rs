@@ -5,14 +5,13 @@
 //! put together at the end, one segment at a time (`DepthReader::for_each_resolved`), from
 //! the few passes that touched it.
 
-use super::bitmaps::Bits;
+use super::bitmaps::Plane;
 use crate::egtb::index::Half;
 use memmap2::Mmap;
 use rayon::prelude::*;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
 
 /// Entries a record covers (a multiple of 64: whole words of a bitmap).
 pub const SEGMENT: u64 = 1 << 20;
@@ -23,6 +22,8 @@ const LEVEL: i32 = 1;
 
 /// The depth that marks the records of won entries.
 const WON: u16 = u16::MAX;
+/// The depth that marks the records of lost entries.
+const LOST: u16 = u16::MAX - 1;
 
 #[derive(Clone, Copy, Debug)]
 struct Record {
@@ -61,30 +62,36 @@ impl DepthLog {
     }
 
     /// Records that the entries set in `bits` (of half `half`) were resolved at `depth`.
-    pub fn append(&mut self, half: Half, depth: u16, bits: &Bits) -> io::Result<()> {
-        debug_assert!(depth != WON);
+    pub fn append<const P: usize>(
+        &mut self,
+        half: Half,
+        depth: u16,
+        bits: Plane<P>,
+    ) -> io::Result<()> {
+        debug_assert!(depth < LOST);
         self.write(half, depth, bits)
     }
 
     /// Records which entries of half `half` are won.
-    pub fn append_won(&mut self, half: Half, bits: &Bits) -> io::Result<()> {
+    pub fn append_won<const P: usize>(&mut self, half: Half, bits: Plane<P>) -> io::Result<()> {
         self.write(half, WON, bits)
     }
 
-    fn write(&mut self, half: Half, depth: u16, bits: &Bits) -> io::Result<()> {
+    /// Records which entries of half `half` are lost.
+    pub fn append_lost<const P: usize>(&mut self, half: Half, bits: Plane<P>) -> io::Result<()> {
+        self.write(half, LOST, bits)
+    }
+
+    fn write<const P: usize>(&mut self, half: Half, depth: u16, bits: Plane<P>) -> io::Result<()> {
         // One raw buffer and one compression context per thread, not per segment: a pass of
         // a deep endgame writes thousands of records (KRBKNN's DTM: 446 passes).
-        let parts: Vec<(u32, Vec<u8>)> = bits
-            .words()
-            .par_chunks(SEGMENT_WORDS)
-            .enumerate()
+        let parts: Vec<(u32, Vec<u8>)> = (0..bits.word_count().div_ceil(SEGMENT_WORDS))
+            .into_par_iter()
             .map_init(
                 || (Vec::new(), zstd::bulk::Compressor::new(LEVEL)),
-                |(raw, compressor), (s, words)| {
-                    let first = s * SEGMENT_WORDS;
-                    if !bits.may_hold(first..first + words.len())
-                        || words.iter().all(|w| w.load(Relaxed) == 0)
-                    {
+                |(raw, compressor), s| {
+                    let words = s * SEGMENT_WORDS..((s + 1) * SEGMENT_WORDS).min(bits.word_count());
+                    if !bits.may_hold(words.clone()) || words.clone().all(|w| bits.word(w) == 0) {
                         return None;
                     }
                     let compressor = match compressor {
@@ -92,7 +99,7 @@ impl DepthLog {
                         Err(e) => return Some(Err(io::Error::new(e.kind(), e.to_string()))),
                     };
                     raw.clear();
-                    raw.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+                    raw.extend(words.flat_map(|w| bits.word(w).to_le_bytes()));
                     Some(compressor.compress(raw).map(|bytes| (s as u32, bytes)))
                 },
             )
@@ -109,7 +116,7 @@ impl DepthLog {
                 len: bytes.len() as u32,
             });
             self.written += bytes.len() as u64;
-            if depth != WON {
+            if depth < LOST {
                 self.deepest = self.deepest.max(depth);
             }
         }
@@ -162,6 +169,42 @@ impl DepthReader {
         self.deepest
     }
 
+    /// Calls `f(entry)` (in parallel) for every entry of half `half` resolved at `depth`.
+    pub fn for_each_at_depth(
+        &self,
+        half: Half,
+        depth: u16,
+        f: impl Fn(u64) + Sync,
+    ) -> io::Result<()> {
+        debug_assert!(depth < LOST);
+        self.for_each_marked(half, depth, f)
+    }
+
+    /// Calls `f(entry)` (in parallel) for every entry of half `half` that was lost.
+    pub fn for_each_lost(&self, half: Half, f: impl Fn(u64) + Sync) -> io::Result<()> {
+        self.for_each_marked(half, LOST, f)
+    }
+
+    fn for_each_marked(&self, half: Half, depth: u16, f: impl Fn(u64) + Sync) -> io::Result<()> {
+        let map = self.map.as_deref().unwrap_or(&[]);
+        self.records
+            .par_iter()
+            .filter(|r| r.half == half as u8 && r.depth == depth)
+            .try_for_each_init(
+                || (Vec::new(), zstd::bulk::Decompressor::new()),
+                |(words, dctx), r| -> io::Result<()> {
+                    let dctx = dctx
+                        .as_mut()
+                        .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
+                    let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
+                    words.resize(SEGMENT_WORDS * 8, 0);
+                    let n = dctx.decompress_to_buffer(src, words)?;
+                    for_each_bit(&words[..n], r.segment as u64 * SEGMENT, &f);
+                    Ok(())
+                },
+            )
+    }
+
     /// Calls `f(entry, depth, won)` for every entry of segment `segment` of half `half` that
     /// was resolved (at most once per entry; the others are draws or broken).
     pub fn for_each_resolved(
@@ -185,24 +228,27 @@ impl DepthReader {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
             dctx.decompress_to_buffer(src, won)?;
         }
-        for r in records.filter(|r| r.depth != WON) {
+        for r in records.filter(|r| r.depth < LOST) {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
             words.resize(SEGMENT_WORDS * 8, 0);
             let n = dctx.decompress_to_buffer(src, words)?;
-            for (w, chunk) in words[..n].chunks_exact(8).enumerate() {
-                let mut bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-                while bits != 0 {
-                    let k = w as u64 * 64 + bits.trailing_zeros() as u64;
-                    bits &= bits - 1;
-                    f(
-                        segment * SEGMENT + k,
-                        r.depth,
-                        won[(k / 8) as usize] >> (k % 8) & 1 != 0,
-                    );
-                }
-            }
+            for_each_bit(&words[..n], segment * SEGMENT, |i| {
+                let k = i - segment * SEGMENT;
+                f(i, r.depth, won[(k / 8) as usize] >> (k % 8) & 1 != 0);
+            });
         }
         Ok(())
+    }
+}
+
+/// Calls `f(first + k)` for every bit k set in a record's bytes.
+fn for_each_bit(bytes: &[u8], first: u64, mut f: impl FnMut(u64)) {
+    for (w, chunk) in bytes.chunks_exact(8).enumerate() {
+        let mut bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        while bits != 0 {
+            f(first + w as u64 * 64 + bits.trailing_zeros() as u64);
+            bits &= bits - 1;
+        }
     }
 }
 
