@@ -95,7 +95,7 @@ impl<const P: usize> Bits<P> {
     }
 
     #[inline(always)]
-    pub fn get(&self, plane: usize, i: u64) -> bool {
+    fn get(&self, plane: usize, i: u64) -> bool {
         self.word(plane, (i / 64) as usize).load(Relaxed) >> (i % 64) & 1 != 0
     }
 
