@@ -6,8 +6,9 @@
 mod made_up_table;
 
 use fortress::egtb::file::{
-    file_name, write_table, Compression, Metric, Outcome, TableError, TableFile, TableSpec,
-    TbValue, COMPRESSION_LZ4, COMPRESSION_NONE, COMPRESSION_ZSTD, FORMAT_VERSION, HEADER_LEN,
+    file_name, write_table, Compression, FileSpec, Metric, Outcome, TableError, TableFile,
+    TableSpec, TableWriter, TbValue, COMPRESSION_LZ4, COMPRESSION_NONE, COMPRESSION_ZSTD,
+    FORMAT_VERSION, HEADER_LEN,
 };
 use fortress::egtb::{EndgameIndex, Half, Material};
 use std::fs;
@@ -122,6 +123,149 @@ fn the_writer_refuses_what_it_cannot_store() {
         "non-canonical colouring"
     );
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The six-man generator writes its files a king block at a time: pieces of any length, cut
+/// anywhere in a block, give the file that `write_table` writes from whole halves, in both
+/// widths and as DTZ50's differences from DTZ. A writer given too many or too few values, or
+/// dropped unfinished, refuses and leaves no file.
+#[test]
+fn a_file_written_piece_by_piece_is_the_file_written_whole() {
+    let (whole, pieces) = (temp_dir("whole"), temp_dir("pieces"));
+    let m = Material::parse("KRKN").unwrap();
+    let index = EndgameIndex::new(&m);
+    let halves = index.stored_halves();
+    for deepest in [100u16, 300] {
+        let value = |h: Half, i: u64, rule: bool| match index.decode(h, i) {
+            None => TbValue::BROKEN,
+            Some(_) if i.is_multiple_of(5) => TbValue::DRAW,
+            Some(_) => {
+                let d = 1 + (i / 3 % deepest as u64) as u16;
+                // Under the rule the deepest wins are draws: DTZ50 differs from DTZ there.
+                if rule && d > 50 && i % 2 == 1 {
+                    TbValue::DRAW
+                } else if i % 2 == 1 {
+                    TbValue::win(d).unwrap()
+                } else {
+                    TbValue::loss(d).unwrap()
+                }
+            }
+        };
+        let values = |rule: bool| -> Vec<Vec<TbValue>> {
+            halves
+                .iter()
+                .map(|&h| (0..index.size(h)).map(|i| value(h, i, rule)).collect())
+                .collect()
+        };
+        let (dtz, dtz50) = (values(false), values(true));
+        let by_half = |v: &[Vec<TbValue>]| -> Vec<(Half, Vec<TbValue>)> {
+            halves.iter().copied().zip(v.iter().cloned()).collect()
+        };
+        let spec = |metric, halves: &[(Half, &[TbValue])], delta_of| {
+            let halves: Vec<(Half, &[TbValue])> = halves.to_vec();
+            write_table(
+                &whole,
+                &TableSpec {
+                    material: m,
+                    metric,
+                    halves: &halves,
+                    compression: Compression::Zstd,
+                    unmark_broken: true,
+                    delta_of,
+                },
+            )
+            .unwrap()
+        };
+        let dtz_halves = by_half(&dtz);
+        let dtz_refs: Vec<(Half, &[TbValue])> =
+            dtz_halves.iter().map(|(h, v)| (*h, &v[..])).collect();
+        let dtz_path = spec(Metric::Dtz, &dtz_refs, None);
+        let dtz_file = TableFile::open(&dtz_path).unwrap();
+        let d50_halves = by_half(&dtz50);
+        let d50_refs: Vec<(Half, &[TbValue])> =
+            d50_halves.iter().map(|(h, v)| (*h, &v[..])).collect();
+        spec(Metric::Dtz50, &d50_refs, Some(&dtz_file));
+
+        let max_raw = |v: &[Vec<TbValue>]| v.iter().flatten().map(|v| v.raw()).max().unwrap();
+        for (metric, vals) in [(Metric::Dtz, &dtz), (Metric::Dtz50, &dtz50)] {
+            let delta = metric == Metric::Dtz50;
+            let file_spec = FileSpec {
+                material: m,
+                metric,
+                halves,
+                max_raw: max_raw(vals),
+                compression: Compression::Zstd,
+                unmark_broken: true,
+                delta,
+            };
+            let mut w = TableWriter::create(&pieces, &file_spec).unwrap();
+            let cuts = [1usize, 4095, 7, 8193, 100_000, 12_289];
+            for (k, &h) in halves.iter().enumerate() {
+                w.begin_half(h, index.size(h)).unwrap();
+                let (mut at, mut c) = (0, 0);
+                while at < vals[k].len() {
+                    let end = (at + cuts[c % cuts.len()]).min(vals[k].len());
+                    let base = delta.then(|| &dtz[k][at..end]);
+                    w.push(&vals[k][at..end], base).unwrap();
+                    (at, c) = (end, c + 1);
+                }
+                w.end_half().unwrap();
+            }
+            w.finish().unwrap();
+            let name = file_name(&m, metric);
+            let (a, b) = (
+                fs::read(whole.join(&name)).unwrap(),
+                fs::read(pieces.join(&name)).unwrap(),
+            );
+            assert_eq!(
+                a[HEADER_LEN..],
+                b[HEADER_LEN..],
+                "{name}, deepest {deepest}"
+            );
+            // The headers differ only in the time of writing and so in their checksum.
+            assert_eq!(a[..144], b[..144], "{name}");
+            assert_eq!(a[152..248], b[152..248], "{name}");
+            assert_eq!(a[34], if deepest > 120 { 2 } else { 1 }, "{name}: width");
+        }
+    }
+
+    let file_spec = FileSpec {
+        material: m,
+        metric: Metric::Dtm,
+        halves,
+        max_raw: 3,
+        compression: Compression::Zstd,
+        unmark_broken: true,
+        delta: false,
+    };
+    let bad = |r: Result<(), TableError>| matches!(r, Err(TableError::BadInput(_)));
+    let size = index.size(halves[0]) as usize;
+    let mut w = TableWriter::create(&pieces, &file_spec).unwrap();
+    assert!(bad(w.push(&[TbValue::DRAW], None)), "no half begun");
+    assert!(bad(w.begin_half(halves[1], 1)), "halves out of order");
+    w.begin_half(halves[0], size as u64).unwrap();
+    assert!(
+        bad(w.push(&vec![TbValue::DRAW; size + 1], None)),
+        "too many values"
+    );
+    assert!(
+        bad(w.push(&[TbValue::DRAW], Some(&[TbValue::DRAW]))),
+        "DTZ's values unasked"
+    );
+    w.push(&vec![TbValue::DRAW; size - 1], None).unwrap();
+    assert!(bad(w.end_half()), "a value short");
+    assert!(fs::read_dir(&pieces)
+        .unwrap()
+        .any(|e| { e.unwrap().file_name().to_string_lossy().ends_with(".tmp") }));
+    drop(w);
+    let left: Vec<_> = fs::read_dir(&pieces)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    fs::remove_dir_all(&whole).unwrap();
+    fs::remove_dir_all(&pieces).unwrap();
 }
 
 /// Each damaged copy of a good file, with the error the reader must give and the words tbinfo

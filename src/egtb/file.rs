@@ -302,43 +302,45 @@ pub struct TableSpec<'a> {
     pub delta_of: Option<&'a TableFile>,
 }
 
-impl TableSpec<'_> {
-    /// The stored codes of the values of `half` from entry `start` on, into `out`.
-    fn codes(&self, half: Half, start: u64, values: &[TbValue], out: &mut [u16]) {
-        if let Some(dtz) = self.delta_of {
-            for (i, (v, o)) in values.iter().zip(out.iter_mut()).enumerate() {
-                let same = *v == TbValue::BROKEN || dtz.value(half, start + i as u64) == Some(*v);
-                *o = if same { 0 } else { v.0 + 1 };
-            }
-            return;
-        }
-        // Broken entries repeat the value before them (the block's first value, for the ones
-        // that open it): long runs for the coder.
-        let mut prev = values
-            .iter()
-            .find(|v| **v != TbValue::BROKEN)
-            .unwrap_or(&TbValue::DRAW)
-            .0;
-        for (v, o) in values.iter().zip(out.iter_mut()) {
-            if v.0 != 0 || !self.unmark_broken {
-                prev = v.0;
-            }
-            *o = if self.unmark_broken { prev } else { v.0 };
+fn flags(unmark_broken: bool, delta: bool, equals_dtz: bool) -> u8 {
+    let mut f = 0;
+    if unmark_broken {
+        f |= FLAG_BROKEN_UNMARKED;
+    }
+    if delta {
+        f |= FLAG_DTZ_DELTA;
+        if equals_dtz {
+            f |= FLAG_EQUALS_DTZ;
         }
     }
+    f
+}
 
-    fn flags(&self, equals_dtz: bool) -> u8 {
-        let mut f = 0;
-        if self.unmark_broken {
-            f |= FLAG_BROKEN_UNMARKED;
+/// The stored codes of one block's values, into `out`. Stored as differences from DTZ's values
+/// (`dtz`): 0 where the value is DTZ's or the entry broken, else the value plus one. Otherwise
+/// the values, broken entries holding the value before them (the block's first value, for
+/// the ones that open it: long runs for the coder) when `unmark_broken`.
+fn block_codes(values: &[TbValue], dtz: Option<&[TbValue]>, unmark_broken: bool, out: &mut [u16]) {
+    if let Some(dtz) = dtz {
+        for ((v, d), o) in values.iter().zip(dtz).zip(out.iter_mut()) {
+            *o = if *v == TbValue::BROKEN || v == d {
+                0
+            } else {
+                v.0 + 1
+            };
         }
-        if self.delta_of.is_some() {
-            f |= FLAG_DTZ_DELTA;
-            if equals_dtz {
-                f |= FLAG_EQUALS_DTZ;
-            }
+        return;
+    }
+    let mut prev = values
+        .iter()
+        .find(|v| **v != TbValue::BROKEN)
+        .unwrap_or(&TbValue::DRAW)
+        .0;
+    for (v, o) in values.iter().zip(out.iter_mut()) {
+        if v.0 != 0 || !unmark_broken {
+            prev = v.0;
         }
-        f
+        *o = if unmark_broken { prev } else { v.0 };
     }
 }
 
@@ -417,21 +419,6 @@ fn store_block(raw: Vec<u8>, compression: Compression) -> io::Result<Vec<u8>> {
 /// Writes `spec` as `dir/<file_name>` atomically (temporary file, fsync, rename, fsync of the
 /// directory) and returns the path. The value width is the smallest that holds every value.
 pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> {
-    let (canon, flipped) = spec.material.canonical();
-    if flipped {
-        return Err(TableError::BadInput(format!(
-            "{} is not in canonical colouring ({canon})",
-            spec.material
-        )));
-    }
-    let name = file_name(&canon, spec.metric);
-    let path = dir.join(&name);
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let io_err = |p: &Path| {
-        let p = p.to_path_buf();
-        move |source| TableError::Io { path: p, source }
-    };
-
     let mut seen = [false; 2];
     for (h, _) in spec.halves {
         if std::mem::replace(&mut seen[*h as usize], true) {
@@ -441,6 +428,7 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
             )));
         }
     }
+    let canon = spec.material.canonical().0;
     if let Some(dtz) = spec.delta_of {
         let h = dtz.header();
         if spec.metric != Metric::Dtz50 || h.metric != Metric::Dtz || h.endgame != canon.to_string()
@@ -459,140 +447,392 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
         .map(|v| v.raw())
         .max()
         .unwrap_or(0);
-    // A difference code is the value plus one.
-    let max_code = max_raw as u32 + spec.delta_of.is_some() as u32;
-    if max_code > u16::MAX as u32 {
-        return Err(TableError::BadInput(format!(
-            "value {max_raw} cannot be stored as a difference"
-        )));
+    let halves: Vec<Half> = Half::BOTH
+        .into_iter()
+        .filter(|h| seen[*h as usize])
+        .collect();
+    let mut writer = TableWriter::create(
+        dir,
+        &FileSpec {
+            material: spec.material,
+            metric: spec.metric,
+            halves: &halves,
+            max_raw,
+            compression: spec.compression,
+            unmark_broken: spec.unmark_broken,
+            delta: spec.delta_of.is_some(),
+        },
+    )?;
+    let group = writer.per_block() * WRITE_GROUP;
+    let mut dtz_values = Vec::new();
+    for &half in &halves {
+        let (_, values) = spec.halves.iter().find(|(h, _)| *h == half).expect("seen");
+        writer.begin_half(half, values.len() as u64)?;
+        for (g, chunk) in values.chunks(group).enumerate() {
+            let dtz = spec.delta_of.map(|dtz| {
+                let first = (g * group) as u64;
+                dtz_values.clear();
+                dtz_values.par_extend(
+                    (0..chunk.len() as u64)
+                        .into_par_iter()
+                        .map(|i| dtz.value(half, first + i).unwrap_or(TbValue::BROKEN)),
+                );
+                &dtz_values[..]
+            });
+            writer.push(chunk, dtz)?;
+        }
+        writer.end_half()?;
     }
-    let width: usize = if max_code <= u8::MAX as u32 { 1 } else { 2 };
-    let per_block = BLOCK_SIZE / width;
-    let any_code = std::sync::atomic::AtomicBool::new(false);
+    writer.finish()
+}
 
-    let mut header = [0u8; HEADER_LEN];
-    header[..8].copy_from_slice(&MAGIC);
-    put_u32(&mut header, 8, FORMAT_VERSION);
-    put_u32(&mut header, 12, HEADER_LEN as u32);
-    put_str(&mut header, 16, 16, &canon.to_string());
-    header[32] = spec.metric as u8;
-    header[33] = ENCODING_WDL_DEPTH;
-    header[34] = width as u8;
-    header[35] = spec.halves.iter().map(|(h, _)| 1u8 << *h as u8).sum();
-    header[36] = spec.compression.code();
-    header[37] = SCHEME_NALIMOV;
-    put_u32(&mut header, 40, BLOCK_SIZE as u32);
+/// What a table file being written will hold (`TableWriter`).
+pub struct FileSpec<'a> {
+    pub material: Material,
+    pub metric: Metric,
+    /// The halves to be written, in index order.
+    pub halves: &'a [Half],
+    /// The largest value that will be written: it sets the width of an entry.
+    pub max_raw: u16,
+    pub compression: Compression,
+    /// Store broken entries as the value before them (`TableSpec::unmark_broken`).
+    pub unmark_broken: bool,
+    /// A DTZ50 file stored as its differences from DTZ's values, which `push` is given.
+    pub delta: bool,
+}
 
-    // Read as well as written: the checksum is taken from the file as written.
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(&tmp)
-        .map_err(io_err(&tmp))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let result = (|| -> io::Result<(u64, u64)> {
-        out.write_all(&header)?; // a placeholder until the payload is known
-        let mut offset = HEADER_LEN as u64;
-        for &half in &Half::BOTH {
-            let Some((_, values)) = spec.halves.iter().find(|(h, _)| *h == half) else {
-                continue;
-            };
-            let entries = values.len() as u64;
-            let blocks = entries.div_ceil(per_block as u64);
-            let table_len = (blocks + 1) * 8;
-            // The block table is written last, once the stored block lengths are known.
-            out.write_all(&vec![0u8; table_len as usize])?;
-            let mut table = Vec::with_capacity(table_len as usize);
-            let mut at = table_len;
-            for (g, group) in values.chunks(per_block * WRITE_GROUP).enumerate() {
-                let first = (g * per_block * WRITE_GROUP) as u64;
-                let stored = group
-                    .par_chunks(per_block)
-                    .enumerate()
-                    .map(|(k, chunk)| {
-                        let mut codes = vec![0u16; chunk.len()];
-                        spec.codes(half, first + (k * per_block) as u64, chunk, &mut codes);
-                        if codes.iter().any(|&c| c != 0) {
-                            any_code.store(true, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        store_block(pack_block(&codes, width), spec.compression)
-                    })
-                    .collect::<io::Result<Vec<_>>>()?;
-                for block in stored {
-                    table.extend_from_slice(&at.to_le_bytes());
-                    out.write_all(&block)?;
-                    at += block.len() as u64;
-                }
+/// A table file written in index order, a piece at a time: `write_table` hands it whole
+/// halves, the six-man generator one king block after another (a six-man half is never held
+/// whole). Dropped unfinished, it removes its temporary file.
+pub struct TableWriter {
+    dir: PathBuf,
+    path: PathBuf,
+    tmp: PathBuf,
+    header: [u8; HEADER_LEN],
+    out: BufWriter<File>,
+    compression: Compression,
+    unmark_broken: bool,
+    delta: bool,
+    width: usize,
+    /// The halves still to be written, in order.
+    halves: Vec<Half>,
+    /// Where the next half's section starts.
+    offset: u64,
+    open: Option<OpenHalf>,
+    any_code: bool,
+    finished: bool,
+}
+
+/// The half a `TableWriter` is writing.
+struct OpenHalf {
+    half: Half,
+    entries: u64,
+    pushed: u64,
+    /// The block table to be: each stored block's offset from the section's start.
+    table: Vec<u8>,
+    at: u64,
+    /// Values (and DTZ's) of a block not yet whole.
+    pending: Vec<TbValue>,
+    pending_dtz: Vec<TbValue>,
+}
+
+impl TableWriter {
+    /// Starts `dir/<file_name>` under a temporary name.
+    pub fn create(dir: &Path, spec: &FileSpec) -> Result<TableWriter, TableError> {
+        let (canon, flipped) = spec.material.canonical();
+        if flipped {
+            return Err(TableError::BadInput(format!(
+                "{} is not in canonical colouring ({canon})",
+                spec.material
+            )));
+        }
+        // A difference code is the value plus one.
+        let max_code = spec.max_raw as u32 + spec.delta as u32;
+        if max_code > u16::MAX as u32 {
+            return Err(TableError::BadInput(format!(
+                "value {} cannot be stored as a difference",
+                spec.max_raw
+            )));
+        }
+        let width: usize = if max_code <= u8::MAX as u32 { 1 } else { 2 };
+        let name = file_name(&canon, spec.metric);
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let mut header = [0u8; HEADER_LEN];
+        header[..8].copy_from_slice(&MAGIC);
+        put_u32(&mut header, 8, FORMAT_VERSION);
+        put_u32(&mut header, 12, HEADER_LEN as u32);
+        put_str(&mut header, 16, 16, &canon.to_string());
+        header[32] = spec.metric as u8;
+        header[33] = ENCODING_WDL_DEPTH;
+        header[34] = width as u8;
+        header[35] = spec.halves.iter().map(|h| 1u8 << *h as u8).sum();
+        header[36] = spec.compression.code();
+        header[37] = SCHEME_NALIMOV;
+        put_u32(&mut header, 40, BLOCK_SIZE as u32);
+        // Read as well as written: the checksum is taken from the file as written.
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .map_err(|source| TableError::Io {
+                path: tmp.clone(),
+                source,
+            })?;
+        let mut writer = TableWriter {
+            dir: dir.to_path_buf(),
+            path: dir.join(&name),
+            tmp,
+            header,
+            out: BufWriter::with_capacity(1 << 20, file),
+            compression: spec.compression,
+            unmark_broken: spec.unmark_broken,
+            delta: spec.delta,
+            width,
+            halves: spec.halves.to_vec(),
+            offset: HEADER_LEN as u64,
+            open: None,
+            any_code: false,
+            finished: false,
+        };
+        // A placeholder until the payload is known.
+        let placeholder = writer.header;
+        writer.io(|out| out.write_all(&placeholder))?;
+        Ok(writer)
+    }
+
+    /// Entries a block holds.
+    pub fn per_block(&self) -> usize {
+        BLOCK_SIZE / self.width
+    }
+
+    fn io<T>(
+        &mut self,
+        f: impl FnOnce(&mut BufWriter<File>) -> io::Result<T>,
+    ) -> Result<T, TableError> {
+        f(&mut self.out).map_err(|source| TableError::Io {
+            path: self.tmp.clone(),
+            source,
+        })
+    }
+
+    /// Starts the next half, of `entries` entries.
+    pub fn begin_half(&mut self, half: Half, entries: u64) -> Result<(), TableError> {
+        if self.open.is_some() || self.halves.first() != Some(&half) {
+            return Err(TableError::BadInput(format!(
+                "half {} is not the next to write",
+                half.name()
+            )));
+        }
+        self.halves.remove(0);
+        let blocks = entries.div_ceil(self.per_block() as u64);
+        let table_len = (blocks + 1) * 8;
+        // The block table is written last, once the stored block lengths are known.
+        self.io(|out| io::copy(&mut io::repeat(0).take(table_len), out))?;
+        self.open = Some(OpenHalf {
+            half,
+            entries,
+            pushed: 0,
+            table: Vec::with_capacity(table_len as usize),
+            at: table_len,
+            pending: Vec::new(),
+            pending_dtz: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// The next values of the open half (and, for a file of differences, DTZ's values of the
+    /// same entries).
+    pub fn push(&mut self, values: &[TbValue], dtz: Option<&[TbValue]>) -> Result<(), TableError> {
+        let per_block = self.per_block();
+        let Some(open) = self.open.as_mut() else {
+            return Err(TableError::BadInput("no half is open".into()));
+        };
+        if dtz.map(<[TbValue]>::len) != self.delta.then_some(values.len())
+            || open.pushed + values.len() as u64 > open.entries
+        {
+            return Err(TableError::BadInput(format!(
+                "{} values do not fit half {}",
+                values.len(),
+                open.half.name()
+            )));
+        }
+        open.pushed += values.len() as u64;
+        let (mut values, mut dtz) = (values, dtz);
+        if !open.pending.is_empty() {
+            let take = (per_block - open.pending.len()).min(values.len());
+            open.pending.extend_from_slice(&values[..take]);
+            values = &values[take..];
+            if let Some(d) = dtz {
+                open.pending_dtz.extend_from_slice(&d[..take]);
+                dtz = Some(&d[take..]);
             }
-            table.extend_from_slice(&at.to_le_bytes());
+            if open.pending.len() < per_block {
+                return Ok(());
+            }
+            let (pending, pending_dtz) = (
+                std::mem::take(&mut open.pending),
+                std::mem::take(&mut open.pending_dtz),
+            );
+            self.write_blocks(&pending, dtz.map(|_| &pending_dtz[..]))?;
+            let open = self.open.as_mut().expect("open");
+            (open.pending, open.pending_dtz) = (pending, pending_dtz);
+            open.pending.clear();
+            open.pending_dtz.clear();
+        }
+        let whole = values.len() / per_block * per_block;
+        for (g, group) in values[..whole].chunks(per_block * WRITE_GROUP).enumerate() {
+            let at = g * per_block * WRITE_GROUP;
+            self.write_blocks(group, dtz.map(|d| &d[at..at + group.len()]))?;
+        }
+        let open = self.open.as_mut().expect("open");
+        open.pending.extend_from_slice(&values[whole..]);
+        if let Some(d) = dtz {
+            open.pending_dtz.extend_from_slice(&d[whole..]);
+        }
+        Ok(())
+    }
+
+    /// Compresses `values` (whole blocks but perhaps the last of a half) block by block in
+    /// parallel, and writes them.
+    fn write_blocks(
+        &mut self,
+        values: &[TbValue],
+        dtz: Option<&[TbValue]>,
+    ) -> Result<(), TableError> {
+        let per_block = self.per_block();
+        let (width, compression, unmark) = (self.width, self.compression, self.unmark_broken);
+        let stored = values
+            .par_chunks(per_block)
+            .enumerate()
+            .map(|(k, chunk)| {
+                let mut codes = vec![0u16; chunk.len()];
+                let dtz = dtz.map(|d| &d[k * per_block..k * per_block + chunk.len()]);
+                block_codes(chunk, dtz, unmark, &mut codes);
+                let any = codes.iter().any(|&c| c != 0);
+                Ok((store_block(pack_block(&codes, width), compression)?, any))
+            })
+            .collect::<io::Result<Vec<_>>>()
+            .map_err(|source| TableError::Io {
+                path: self.tmp.clone(),
+                source,
+            })?;
+        for (block, any) in stored {
+            self.any_code |= any;
+            self.io(|out| out.write_all(&block))?;
+            let open = self.open.as_mut().expect("open");
+            open.table.extend_from_slice(&open.at.to_le_bytes());
+            open.at += block.len() as u64;
+        }
+        Ok(())
+    }
+
+    /// Ends the open half, which must have had all its values.
+    pub fn end_half(&mut self) -> Result<(), TableError> {
+        let Some(mut open) = self.open.take() else {
+            return Err(TableError::BadInput("no half is open".into()));
+        };
+        if open.pushed != open.entries {
+            return Err(TableError::BadInput(format!(
+                "half {}: {} of {} values given",
+                open.half.name(),
+                open.pushed,
+                open.entries
+            )));
+        }
+        if !open.pending.is_empty() {
+            let pending = std::mem::take(&mut open.pending);
+            let pending_dtz = std::mem::take(&mut open.pending_dtz);
+            self.open = Some(open);
+            self.write_blocks(&pending, self.delta.then_some(&pending_dtz[..]))?;
+            open = self.open.take().expect("open");
+        }
+        let OpenHalf {
+            half,
+            entries,
+            mut table,
+            at,
+            ..
+        } = open;
+        table.extend_from_slice(&at.to_le_bytes());
+        let offset = self.offset;
+        let blocks = entries.div_ceil(self.per_block() as u64);
+        self.io(|out| {
             out.seek(SeekFrom::Start(offset))?;
             out.write_all(&table)?;
             out.seek(SeekFrom::Start(offset + at))?;
-            let slot = HALF_SLOT + 32 * half as usize;
-            put_u64(&mut header, slot, entries);
-            put_u64(&mut header, slot + 8, offset);
-            put_u64(&mut header, slot + 16, at);
-            put_u64(&mut header, slot + 24, blocks);
-            offset += at;
+            Ok(())
+        })?;
+        let slot = HALF_SLOT + 32 * half as usize;
+        put_u64(&mut self.header, slot, entries);
+        put_u64(&mut self.header, slot + 8, offset);
+        put_u64(&mut self.header, slot + 16, at);
+        put_u64(&mut self.header, slot + 24, blocks);
+        self.offset += at;
+        Ok(())
+    }
+
+    /// Checksums the file, writes its header and moves it to its name; returns the path.
+    pub fn finish(mut self) -> Result<PathBuf, TableError> {
+        if self.open.is_some() || !self.halves.is_empty() {
+            return Err(TableError::BadInput("a half was not written".into()));
         }
         // Hash what is on disk, so the checksum covers the bytes a reader will see.
-        out.flush()?;
-        let file = out.get_mut();
-        file.seek(SeekFrom::Start(HEADER_LEN as u64))?;
-        let mut hasher = Xxh3::new();
-        let mut buf = vec![0u8; 1 << 20];
-        loop {
-            let n = file.read(&mut buf)?;
-            if n == 0 {
-                break;
+        let payload_hash = self.io(|out| {
+            out.flush()?;
+            let file = out.get_mut();
+            file.seek(SeekFrom::Start(HEADER_LEN as u64))?;
+            let mut hasher = Xxh3::new();
+            let mut buf = vec![0u8; 1 << 20];
+            loop {
+                let n = file.read(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
             }
-            hasher.update(&buf[..n]);
+            Ok(hasher.digest())
+        })?;
+        let header = &mut self.header;
+        header[38] = flags(self.unmark_broken, self.delta, !self.any_code);
+        put_str(header, OFF_GENERATOR, 32, GENERATOR_VERSION);
+        let created = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        put_u64(header, OFF_CREATED, created);
+        put_u64(header, OFF_PAYLOAD_LEN, self.offset - HEADER_LEN as u64);
+        put_u64(header, OFF_PAYLOAD_HASH, payload_hash);
+        let hh = xxh3_64(&header[..OFF_HEADER_HASH]);
+        put_u64(header, OFF_HEADER_HASH, hh);
+        let header = self.header;
+        self.io(|out| {
+            out.flush()?;
+            let file = out.get_mut();
+            file.seek(SeekFrom::Start(0))?;
+            file.write_all(&header)?;
+            file.sync_all()
+        })?;
+        let io_err = |p: &Path| {
+            let p = p.to_path_buf();
+            move |source| TableError::Io { path: p, source }
+        };
+        fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
+        self.finished = true;
+        // Make the rename itself durable.
+        if let Ok(d) = File::open(&self.dir) {
+            d.sync_all().map_err(io_err(&self.dir))?;
         }
-        Ok((offset - HEADER_LEN as u64, hasher.digest()))
-    })();
-    let (payload_len, payload_hash) = match result {
-        Ok(r) => r,
-        Err(e) => {
-            drop(out);
-            let _ = fs::remove_file(&tmp);
-            return Err(TableError::Io {
-                path: tmp,
-                source: e,
-            });
+        Ok(self.path.clone())
+    }
+}
+
+impl Drop for TableWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = fs::remove_file(&self.tmp);
         }
-    };
-    header[38] = spec.flags(!any_code.into_inner());
-    put_str(&mut header, OFF_GENERATOR, 32, GENERATOR_VERSION);
-    let created = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    put_u64(&mut header, OFF_CREATED, created);
-    put_u64(&mut header, OFF_PAYLOAD_LEN, payload_len);
-    put_u64(&mut header, OFF_PAYLOAD_HASH, payload_hash);
-    let hh = xxh3_64(&header[..OFF_HEADER_HASH]);
-    put_u64(&mut header, OFF_HEADER_HASH, hh);
-    let finish = (|| -> io::Result<()> {
-        let mut file = out.into_inner().map_err(|e| e.into_error())?;
-        file.seek(SeekFrom::Start(0))?;
-        file.write_all(&header)?;
-        file.sync_all()?;
-        Ok(())
-    })();
-    if let Err(e) = finish {
-        let _ = fs::remove_file(&tmp);
-        return Err(TableError::Io {
-            path: tmp,
-            source: e,
-        });
     }
-    fs::rename(&tmp, &path).map_err(io_err(&path))?;
-    // Make the rename itself durable.
-    if let Ok(d) = File::open(dir) {
-        d.sync_all().map_err(io_err(dir))?;
-    }
-    Ok(path)
 }
 
 /// Writes a table file as the generator stores it: zstd blocks, broken entries unmarked, and a

@@ -14,7 +14,7 @@
 //! - a later solve of the endgame knows which entries the first lost (`BitmapSolver::earlier`)
 //!   and makes no other a candidate;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
-//!   put together in Nalimov order at the end (`assemble`), in a mapped file (`mapped`).
+//!   put together in Nalimov order at the end, one king block at a time (`assemble`).
 //!
 //! The two halves of a pass run one after the other: the first writes only the second's bits
 //! while it reads its own, and the second tells the first's new entries (depth n + 1) from
@@ -24,7 +24,6 @@
 
 use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
-use super::mapped::MappedValues;
 use super::moves::{
     for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
     in_check, Legality, MoveClass,
@@ -32,7 +31,7 @@ use super::moves::{
 use super::solve::{for_each_pred, loss, to_file_value, win, SubTables, CODE_DRAW, RULE50_PLIES};
 use super::GenError;
 use crate::chess::{Color, PieceType};
-use crate::egtb::file::{Metric, Outcome};
+use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::FrameCache;
 use crate::egtb::index::{Half, TbPosition};
 use crate::egtb::Material;
@@ -40,7 +39,7 @@ use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// `P` bitmaps of one bit per entry (the planes), interleaved by word: word k of every plane
 /// lies in one group of `P` words, so that the bits of an entry share a cache line (P = 4:
@@ -110,6 +109,12 @@ impl<const P: usize> Bits<P> {
         )
     }
 
+    /// Asks for the cache line of entry `i`'s bits (all planes), to be read soon.
+    #[inline(always)]
+    fn prefetch(&self, i: u64) {
+        prefetch(&self.words[P * (i / 64) as usize]);
+    }
+
     /// Sets bit `i` of `plane`; true if it was clear.
     #[inline(always)]
     fn set(&self, plane: usize, i: u64) -> bool {
@@ -126,9 +131,15 @@ impl<const P: usize> Bits<P> {
         fresh
     }
 
-    /// Clears every set bit of `plane`, calling `f(i)` for each (in parallel); the sum of what
-    /// `f` returns. Nothing may set bits of that plane meanwhile.
-    fn drain(&self, plane: usize, f: impl Fn(u64) -> u64 + Sync) -> u64 {
+    /// Clears every set bit of `plane`, calling `f(state, i)` for each (in parallel, `state`
+    /// made by `init` once per block of entries); the sum of what `f` returns. Nothing may set
+    /// bits of that plane meanwhile.
+    fn drain<S>(
+        &self,
+        plane: usize,
+        init: impl Fn() -> S + Sync,
+        f: impl Fn(&mut S, u64) -> u64 + Sync,
+    ) -> u64 {
         (0..self.plane_words.div_ceil(BLOCK_WORDS))
             .into_par_iter()
             .map(|b| {
@@ -137,6 +148,7 @@ impl<const P: usize> Bits<P> {
                     return 0;
                 }
                 flags.fetch_and(!bit, Relaxed);
+                let mut state = init();
                 let mut sum = 0;
                 for w in b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words) {
                     let word = self.word(plane, w);
@@ -147,13 +159,96 @@ impl<const P: usize> Bits<P> {
                     let mut bits = word.swap(0, Relaxed);
                     let base = (w * 64) as u64;
                     while bits != 0 {
-                        sum += f(base + bits.trailing_zeros() as u64);
+                        sum += f(&mut state, base + bits.trailing_zeros() as u64);
                         bits &= bits - 1;
                     }
                 }
                 sum
             })
             .sum()
+    }
+}
+
+/// Asks the processor to fetch `x`'s cache line. The passes reach entries all over a half
+/// (hundreds of megabytes): the lines of a position's predecessors are asked for together
+/// while they are generated, so that their misses overlap instead of following one another
+/// (each `reach` ends in a locked instruction that waits for its line).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it neither reads nor writes memory the program sees
+    // and cannot fault, whatever the address (here a valid reference); SSE, which it needs, is
+    // part of every x86_64 processor.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
+/// Entries reached from one position, held while their cache lines are fetched
+/// (`prefetch`); `reach` is then run on them in order. Made once per task, used for one
+/// position after another.
+struct Reached<'a> {
+    bits: &'a [HalfBits; 2],
+    cand: &'a Bits<1>,
+    /// Do the entries held reach a loss?
+    to_loss: bool,
+    entries: [(Half, u64); REACHED],
+    count: usize,
+}
+
+/// More than the predecessors of any pawnless position of six men (four men of the side
+/// that moved: at most 8 + 4 * 27); a larger set is handled in turns.
+const REACHED: usize = 128;
+
+impl<'a> Reached<'a> {
+    fn new(bits: &'a [HalfBits; 2], cand: &'a Bits<1>) -> Reached<'a> {
+        Reached {
+            bits,
+            cand,
+            to_loss: false,
+            entries: [(Half::Wtm, 0); REACHED],
+            count: 0,
+        }
+    }
+
+    /// The entries pushed next reach a loss (`to_loss`) or a win.
+    fn start(&mut self, to_loss: bool) {
+        debug_assert_eq!(self.count, 0, "flushed");
+        self.to_loss = to_loss;
+    }
+
+    /// Entry `i` of half `h` is reached: its lines are asked for now, `reach` runs later.
+    #[inline(always)]
+    fn push(&mut self, h: Half, i: u64) -> u64 {
+        let done = if self.count == REACHED {
+            self.flush()
+        } else {
+            0
+        };
+        let b = &self.bits[h as usize];
+        b.bits.prefetch(i);
+        if !self.to_loss {
+            if let Some(l) = &b.losable {
+                l.prefetch(i);
+            }
+            self.cand.prefetch(i);
+        }
+        self.entries[self.count] = (h, i);
+        self.count += 1;
+        done
+    }
+
+    /// Runs `reach` on the entries held; how many it resolved.
+    fn flush(&mut self) -> u64 {
+        let mut done = 0;
+        for &(h, i) in &self.entries[..self.count] {
+            done += reach(self.bits, self.cand, h, i, self.to_loss) as u64;
+        }
+        self.count = 0;
+        done
     }
 }
 
@@ -319,9 +414,29 @@ const Y_WINS: u32 = 1 << 31;
 /// on disk.
 pub struct Resolved {
     log: DepthReader,
+    /// `kinds[d]`: `WON_KIND` if an entry was won at depth d, `LOST_KIND` if one was lost.
+    kinds: Vec<u8>,
 }
 
+const WON_KIND: u8 = 1;
+const LOST_KIND: u8 = 2;
+
 impl Resolved {
+    /// The largest raw file value of `metric` an entry has, after `map` (a draw's if none is
+    /// larger): it sets the width of the file's entries.
+    pub fn max_raw(&self, metric: Metric, map: impl Fn(TbValue) -> TbValue) -> u16 {
+        let mut max = TbValue::DRAW.raw();
+        for (d, &k) in self.kinds.iter().enumerate() {
+            let d = d as u16;
+            for (kind, code) in [(WON_KIND, win(d)), (LOST_KIND, loss(d))] {
+                if k & kind != 0 {
+                    max = max.max(map(to_file_value(metric, code)).raw());
+                }
+            }
+        }
+        max
+    }
+
     /// The deepest depth at which an entry was resolved (DTZ: the longest win in plies).
     pub fn deepest(&self) -> u16 {
         self.log.deepest()
@@ -485,6 +600,13 @@ impl BitmapSolver<'_> {
             log.append(h, 0, b.bits.plane(b.now)).map_err(io)?;
         }
         on_pass(0, resolved.load(Relaxed));
+        // Which kinds of entry each depth resolved: the values' range, known before the files
+        // are written (their width).
+        let mut kinds = vec![if resolved.load(Relaxed) > 0 {
+            LOST_KIND
+        } else {
+            0
+        }];
 
         let last_seed = seeds
             .iter()
@@ -498,16 +620,16 @@ impl BitmapSolver<'_> {
         };
         let mut n: u16 = 0;
         while n < cap {
-            let fresh = AtomicU64::new(0);
+            let (won, lost) = (AtomicU64::new(0), AtomicU64::new(0));
             for h in Half::BOTH {
                 // Y = the side to move of `h`: its positions at depth n, in this table and in
                 // the sub-tables its opponent captures into. Predecessors of losses are won
                 // at once; those of wins are checked once each, after all are marked.
-                self.frontier(&bits, &cand, h, &fresh);
+                self.frontier(&bits, &cand, h, &won);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
-                    self.seed(&bits, &cand, s, n, &fresh);
+                    self.seed(&bits, &cand, s, n, &won);
                 }
-                self.check_candidates(&bits, &cand, h, n, &fresh);
+                self.check_candidates(&bits, &cand, h, n, &lost);
             }
             for b in bits.iter_mut() {
                 b.now = b.next();
@@ -516,7 +638,9 @@ impl BitmapSolver<'_> {
                 let b = &bits[h as usize];
                 log.append(h, n + 1, b.bits.plane(b.now)).map_err(io)?;
             }
-            let done = fresh.load(Relaxed);
+            let (won, lost) = (won.into_inner(), lost.into_inner());
+            kinds.push(if won > 0 { WON_KIND } else { 0 } | if lost > 0 { LOST_KIND } else { 0 });
+            let done = won + lost;
             resolved.fetch_add(done, Relaxed);
             n += 1;
             on_pass(n as u32, resolved.load(Relaxed));
@@ -535,20 +659,22 @@ impl BitmapSolver<'_> {
         drop(bits);
         Ok(Resolved {
             log: log.finish().map_err(io)?,
+            kinds,
         })
     }
 
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared).
     fn frontier(&self, bits: &[HalfBits; 2], cand: &Bits<1>, h: Half, fresh: &AtomicU64) {
         let b = &bits[h as usize];
-        let done = b.bits.drain(b.now, |idx| {
+        let init = || Reached::new(bits, cand);
+        let done = b.bits.drain(b.now, init, |reached, idx| {
             let pos = self.layout.decode_valid(h, idx);
-            let lost = b.bits.get(LOST, idx);
+            reached.start(b.bits.get(LOST, idx));
             let mut done = 0;
             for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
-                done += reach(bits, cand, ph, pi, lost) as u64;
+                done += reached.push(ph, pi);
             });
-            done
+            done + reached.flush()
         });
         fresh.fetch_add(done, Relaxed);
     }
@@ -563,6 +689,7 @@ impl BitmapSolver<'_> {
             .par_chunks(1 << 10)
             .for_each(|chunk| {
                 let mut done = 0;
+                let mut reached = Reached::new(bits, cand);
                 for &e in chunk {
                     let idx = (e & !Y_WINS) as u64;
                     // Files that leave broken entries unmarked give them a neighbour's value.
@@ -570,14 +697,15 @@ impl BitmapSolver<'_> {
                         continue;
                     };
                     let pos = if s.flip { pos.color_flipped() } else { pos };
-                    let y_lost = e & Y_WINS == 0;
+                    reached.start(e & Y_WINS == 0);
                     for_each_uncapture(&pos, s.captured, |pred| {
                         let (ph, pi) = self
                             .layout
                             .encode(pred)
                             .expect("legal position has an entry");
-                        done += reach(bits, cand, ph, pi, y_lost) as u64;
+                        done += reached.push(ph, pi);
                     });
+                    done += reached.flush();
                 }
                 fresh.fetch_add(done, Relaxed);
             });
@@ -595,18 +723,22 @@ impl BitmapSolver<'_> {
     ) {
         let ph = Half::of(!h.stm());
         let b = &bits[ph as usize];
-        let done = cand.drain(0, |pi| {
-            let (won, lost) = b.bits.get2(WON, LOST, pi);
-            if won || lost {
-                return 0;
-            }
-            let pos = self.layout.decode_valid(ph, pi);
-            if !self.all_moves_lose(bits, pi, &pos, n) || !b.bits.set(LOST, pi) {
-                return 0;
-            }
-            b.bits.set(b.next(), pi);
-            1
-        });
+        let done = cand.drain(
+            0,
+            || (),
+            |_, pi| {
+                let (won, lost) = b.bits.get2(WON, LOST, pi);
+                if won || lost {
+                    return 0;
+                }
+                let pos = self.layout.decode_valid(ph, pi);
+                if !self.all_moves_lose(bits, pi, &pos, n) || !b.bits.set(LOST, pi) {
+                    return 0;
+                }
+                b.bits.set(b.next(), pi);
+                1
+            },
+        );
         fresh.fetch_add(done, Relaxed);
     }
 
@@ -666,68 +798,137 @@ fn reach(bits: &[HalfBits; 2], cand: &Bits<1>, ph: Half, pi: u64, to_loss: bool)
     false
 }
 
-/// One metric's values to put together (`assemble`): those of `resolved`, into `out`.
+/// One metric's values to put together (`assemble`): those of `resolved`.
 pub struct Assembly<'a> {
     pub resolved: &'a Resolved,
     pub metric: Metric,
-    pub out: &'a MappedValues,
 }
 
-/// Writes the values of every part in Nalimov order (the halves the index stores): each valid
-/// entry's depth from its log, draws for the rest. One scan of the layout serves every part, so
-/// each entry is decoded and numbered in Nalimov's index once, not once per metric.
-pub fn assemble(layout: &Layout, parts: &[Assembly]) -> io::Result<()> {
-    let n = parts.len();
-    for &h in layout.nalimov().stored_halves() {
-        let cells: Vec<&[AtomicU16]> = parts.iter().map(|p| p.out.cells(h)).collect();
-        let size = layout.size(h);
-        // Segments in the order of the Nalimov blocks they write: the values being written at
-        // any time lie in a few blocks, not all over the half (the layout places White's king,
-        // Nalimov's index the side to move's), so the mapped files' pages are written while
-        // they are in the page cache (KQRKBN's half with Black to move: 22 GB of values).
-        let mut order: Vec<u64> = (0..size.div_ceil(SEGMENT)).collect();
-        order.sort_by_key(|&s| layout.nalimov_kings(h, s * SEGMENT));
-        order.into_par_iter().try_for_each_init(
-            || (Vec::new(), LogScratch::new(), FrameCache::default()),
-            |(codes, scratch, frames), seg| -> io::Result<()> {
-                let scratch = scratch
-                    .as_mut()
-                    .map_err(|e| io::Error::new(e.kind(), e.to_string()))?;
-                let first = seg * SEGMENT;
-                let len = ((first + SEGMENT).min(size) - first) as usize;
-                codes.clear();
-                codes.resize(n * len, CODE_DRAW);
-                for (p, part) in parts.iter().enumerate() {
-                    let codes = &mut codes[p * len..(p + 1) * len];
-                    part.resolved
-                        .log
-                        .for_each_resolved(h, seg, scratch, |idx, d, is_won| {
-                            codes[(idx - first) as usize] = if is_won { win(d) } else { loss(d) };
-                        })?;
-                }
-                layout.scan(h, first..first + len as u64, |idx, pos| {
-                    let Some(pos) = pos else {
-                        return;
-                    };
-                    let mut entries = [0u64; 2];
-                    let mut count = 0;
-                    layout.nalimov_entries(h, idx, pos, frames, |ni| {
-                        entries[count] = ni;
-                        count += 1;
-                    });
-                    let at = (idx - first) as usize;
-                    for (p, part) in parts.iter().enumerate() {
-                        let v = to_file_value(part.metric, codes[p * len + at]).raw();
-                        for &ni in &entries[..count] {
-                            cells[p][ni as usize].store(v, Relaxed);
-                        }
-                    }
-                });
-                Ok(())
-            },
-        )?;
+/// Puts the values of every part together in Nalimov order (the halves the index stores), one
+/// king block of the index at a time, and hands each block's values to `sink(half, values of
+/// each part)`, block after block in index order: each valid entry's depth from its log, draws
+/// for the rest, broken entries `TbValue::BROKEN`. A block's entries are those of one run of
+/// the layout (the same kings; `Layout::king_runs`), so each block is put together from its
+/// own few segments of the logs, its entries decoded and numbered in Nalimov's index once for
+/// every metric, and no half is ever held whole (KRBKNN: 5.4 G entries a half). Blocks are put
+/// together in parallel, as many at a time as there are threads.
+pub fn assemble<E: Send>(
+    layout: &Layout,
+    parts: &[Assembly],
+    io_err: impl Fn(io::Error) -> E + Sync,
+    mut sink: impl FnMut(Half, &[&[TbValue]]) -> Result<(), E>,
+) -> Result<(), E> {
+    let index = layout.nalimov();
+    let mut buffers = Vec::new();
+    for _ in 0..rayon::current_num_threads() {
+        buffers.push(BlockValues::new().map_err(&io_err)?);
+    }
+    for &h in index.stored_halves() {
+        let blocks = index.king_blocks(h);
+        let mut number = vec![[usize::MAX; 64]; 64];
+        for (b, (ks, kn, _)) in blocks.iter().enumerate() {
+            number[ks.index()][kn.index()] = b;
+        }
+        let mut runs = vec![Vec::new(); blocks.len()];
+        for ((ks, kn), run) in layout.king_runs(h) {
+            // Kings that Nalimov's index has no block for (adjacent ones) hold no valid entry.
+            if let Some(&b) = number[ks as usize]
+                .get(kn as usize)
+                .filter(|&&b| b != usize::MAX)
+            {
+                runs[b].push(run);
+            }
+        }
+        for batch in (0..blocks.len()).collect::<Vec<_>>().chunks(buffers.len()) {
+            buffers[..batch.len()]
+                .par_iter_mut()
+                .zip(batch)
+                .try_for_each(|(buf, &b)| buf.fill(layout, parts, h, blocks[b].2.clone(), &runs[b]))
+                .map_err(&io_err)?;
+            for buf in &buffers[..batch.len()] {
+                let len = buf.len;
+                let values: Vec<&[TbValue]> = (0..parts.len())
+                    .map(|p| &buf.values[p * len..(p + 1) * len])
+                    .collect();
+                sink(h, &values)?;
+            }
+        }
     }
     Ok(())
+}
+
+/// One king block's values of every part (`assemble`), and what putting them together needs.
+struct BlockValues {
+    /// Part p's values are `values[p * len..(p + 1) * len]`.
+    values: Vec<TbValue>,
+    len: usize,
+    codes: Vec<u16>,
+    scratch: LogScratch,
+    frames: FrameCache,
+}
+
+impl BlockValues {
+    fn new() -> io::Result<BlockValues> {
+        Ok(BlockValues {
+            values: Vec::new(),
+            len: 0,
+            codes: Vec::new(),
+            scratch: LogScratch::new()?,
+            frames: FrameCache::default(),
+        })
+    }
+
+    /// The values of the Nalimov entries `block` of half `h`, from the layout's `runs`.
+    fn fill(
+        &mut self,
+        layout: &Layout,
+        parts: &[Assembly],
+        h: Half,
+        block: std::ops::Range<u64>,
+        runs: &[std::ops::Range<u64>],
+    ) -> io::Result<()> {
+        let n = parts.len();
+        let len = (block.end - block.start) as usize;
+        self.len = len;
+        self.values.clear();
+        self.values.resize(n * len, TbValue::BROKEN);
+        for run in runs {
+            let run_len = (run.end - run.start) as usize;
+            self.codes.clear();
+            self.codes.resize(n * run_len, CODE_DRAW);
+            for (p, part) in parts.iter().enumerate() {
+                let codes = &mut self.codes[p * run_len..(p + 1) * run_len];
+                for seg in run.start / SEGMENT..run.end.div_ceil(SEGMENT) {
+                    part.resolved.log.for_each_resolved(
+                        h,
+                        seg,
+                        &mut self.scratch,
+                        |idx, d, is_won| {
+                            if run.contains(&idx) {
+                                codes[(idx - run.start) as usize] =
+                                    if is_won { win(d) } else { loss(d) };
+                            }
+                        },
+                    )?;
+                }
+            }
+            let (values, codes, frames) = (&mut self.values, &self.codes, &mut self.frames);
+            layout.scan(h, run.clone(), |idx, pos| {
+                let Some(pos) = pos else {
+                    return;
+                };
+                let at = (idx - run.start) as usize;
+                layout.nalimov_entries(h, idx, pos, frames, |ni| {
+                    // An entry outside its block would be a wrong mapping: the index panics.
+                    let k = (ni - block.start) as usize;
+                    for (p, part) in parts.iter().enumerate() {
+                        values[p * len + k] = to_file_value(part.metric, codes[p * run_len + at]);
+                    }
+                });
+            });
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -783,17 +984,21 @@ mod tests {
         assert_eq!(bits.get2(1, 2, 64), (true, true));
         assert_eq!(bits.get2(1, 2, 63), (false, true));
         let seen = std::sync::Mutex::new(Vec::new());
-        let n = bits.drain(2, |i| {
-            seen.lock().unwrap().push(i);
-            1
-        });
+        let n = bits.drain(
+            2,
+            || (),
+            |_, i| {
+                seen.lock().unwrap().push(i);
+                1
+            },
+        );
         assert_eq!(n, set.len() as u64);
         let mut seen = seen.into_inner().unwrap();
         seen.sort_unstable();
         assert_eq!(seen, set);
         assert!((0..plane.word_count()).all(|w| plane.word(w) == 0));
         assert!(!plane.may_hold(0..plane.word_count()));
-        assert_eq!(bits.drain(2, |_| 1), 0);
+        assert_eq!(bits.drain(2, || (), |_, _| 1), 0);
         let kept: Vec<u64> = (0..entries).filter(|&i| bits.get(1, i)).collect();
         assert_eq!(kept, other);
     }

@@ -754,6 +754,17 @@ impl<'a> Layout<'a> {
         self.nalimov
     }
 
+    /// The entries of a pawnless half in runs that share their kings, each with the Nalimov
+    /// king block (`nalimov_kings`) where its valid entries lie.
+    pub fn king_runs(
+        &self,
+        h: Half,
+    ) -> impl Iterator<Item = ((u8, u8), std::ops::Range<u64>)> + '_ {
+        debug_assert!(!self.pawns, "pawnless");
+        let run = self.bk_weight;
+        (0..self.plain / run).map(move |k| (self.nalimov_kings(h, k * run), k * run..(k + 1) * run))
+    }
+
     /// Where entry `idx` of half `h` lies among Nalimov's king blocks: its kings normalised as
     /// Nalimov's index places them, the side to move's first (ascending in the order of the
     /// blocks); the e.p. part after every block.

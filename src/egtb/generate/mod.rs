@@ -17,16 +17,18 @@
 //!   nothing of a solve stays in memory after it. DTM is solved first; DTZ and DTZ50 take its
 //!   mates and, in one more bit an entry, its losses: only those can be lost, so their passes
 //!   check no other entry move by move (KBBKN's DTZ: 22% less time). When the solves are
-//!   over, one scan of the layout puts the values of the metrics together in mapped files of
-//!   the staging directory (`mapped`: page cache, not anonymous memory), in the order of
-//!   Nalimov's king blocks so that the pages written are few at a time: the decode and the
-//!   Nalimov index of an entry, the costly part, are done once, not once per metric (KBBKNN:
-//!   7 minutes for the three, as long as one took before). DTZ50 is put together only when
-//!   it was solved; otherwise it is DTZ, or DTZ capped at the rule, written from DTZ's values
-//!   (KQRKBN's staging: 43 GB instead of 65). Measured: KBBKN 192 MiB of anonymous memory
-//!   against 589 MiB in values, files identical; KBBKNN about 3 GiB. Every pawnless six-man
-//!   endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 15.2 GiB, for four
-//!   different men).
+//!   over, the values of the metrics are put together one Nalimov king block at a time (its
+//!   entries are one run of the layout, the same kings), summed up and compressed straight
+//!   into the three files (`file::TableWriter`): an entry is decoded and numbered in
+//!   Nalimov's index once for all the metrics, and no half is held whole or staged on disk.
+//!   Staging the values in mapped files instead (2 bytes an entry a metric: KRBKNN 21.7 GB,
+//!   more than the page cache holds beside a build) took KBBKNN 261.7 s for the DTZ50 solve,
+//!   assembly and files against 221.3 s now, with 24 GB written to disk against 1.7 GB.
+//!   DTZ50 is put together only when it was solved; otherwise it is DTZ, or DTZ capped at
+//!   the rule, written from DTZ's values block by block. Measured: KBBKN 192 MiB of anonymous
+//!   memory against 589 MiB in values, files identical; KBBKNN about 3 GiB. Every pawnless
+//!   six-man endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 15.2 GiB, for
+//!   four different men).
 //!
 //! Verification (`verify`) holds a table of up to five men decompressed. A six-man table would
 //! take 6 bytes an entry that way (KRBKNN: 33 GB), so it is checked half by half, in rounds by
@@ -41,14 +43,15 @@
 mod bitmaps;
 mod depth_log;
 pub mod layout;
-mod mapped;
 mod memory;
 pub mod moves;
 pub mod solve;
 mod summary;
 pub mod verify;
 
-use crate::egtb::file::{write_compact, Metric, Outcome, TableError, TbValue};
+use crate::egtb::file::{
+    write_compact, Compression, FileSpec, Metric, TableError, TableWriter, TbValue,
+};
 use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::staging::Staging;
@@ -466,8 +469,8 @@ fn finish(
 type Solved = ([Option<HalfSummary>; 2], [f64; 2], Dtz50Method);
 
 /// Builds the three tables of the pawnless endgame `m` with the bitmap solver into `out`
-/// (`bitmaps`): DTM, DTZ, then DTZ50, each solved, put together in a mapped file, summed up and
-/// written before the next starts.
+/// (`bitmaps`): DTM, DTZ and, where the rule needs it, DTZ50 solved one after the other, then
+/// their values put together, summed up and written into the three files block by block.
 fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     m: &Material,
     subs: &SubTables,
@@ -478,14 +481,6 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
 ) -> Result<Solved, GenError> {
     let start = Instant::now();
     let index = layout.nalimov();
-    let sizes = Half::BOTH.map(|h| {
-        if index.stored_halves().contains(&h) {
-            index.size(h)
-        } else {
-            0
-        }
-    });
-    let io = |path: PathBuf| move |e: std::io::Error| GenError::Io(path, e);
     let solve = |metric: Metric,
                  earlier: Option<&bitmaps::Resolved>|
      -> Result<bitmaps::Resolved, GenError> {
@@ -499,11 +494,6 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         };
         solver.solve(&out.join(format!(".{}.log", metric.name())), &on_pass)
     };
-    let values = |metric: Metric| {
-        let path = out.join(format!(".{}.values", metric.name()));
-        mapped::MappedValues::create(&path, sizes).map_err(io(path))
-    };
-
     // The three solves first, their depths logged to disk; then one scan puts the values of
     // all three metrics together.
     let dtm = solve(Metric::Dtm, None)?;
@@ -524,72 +514,92 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         Dtz50Method::Solved => Some(solve(Metric::Dtz50, Some(&dtm))?),
         _ => None,
     };
-    // DTZ50 has values of its own to put together only when it was solved: otherwise it is
-    // DTZ, or DTZ capped at the rule, made from DTZ's values once DTZ's file is written. That
-    // keeps the staging disk at two metrics for most endgames (KQRKBN: 43 GB, not 65).
-    let mut dtm_values = values(Metric::Dtm)?;
-    let mut dtz_values = values(Metric::Dtz)?;
-    let mut dtz50_values = match &dtz50 {
-        Some(_) => Some(values(Metric::Dtz50)?),
-        None => None,
+    // DTZ50 has values of its own only when it was solved; otherwise it is DTZ, or DTZ capped
+    // at the rule. The three files are written as the values are put together, block by block.
+    let capped = method == Dtz50Method::DtzCapped;
+    let dtz50_of = |v: TbValue| {
+        if capped {
+            solve::capped_at_rule50_value(v)
+        } else {
+            v
+        }
     };
+    let file = |metric: Metric, max_raw: u16| {
+        TableWriter::create(
+            out,
+            &FileSpec {
+                material: *m,
+                metric,
+                halves: index.stored_halves(),
+                max_raw,
+                compression: Compression::Zstd,
+                unmark_broken: true,
+                delta: metric == Metric::Dtz50,
+            },
+        )
+    };
+    let mut files = [
+        file(Metric::Dtm, dtm.max_raw(Metric::Dtm, |v| v))?,
+        file(Metric::Dtz, dtz.max_raw(Metric::Dtz, |v| v))?,
+        file(
+            Metric::Dtz50,
+            match &dtz50 {
+                Some(r) => r.max_raw(Metric::Dtz50, |v| v),
+                None => dtz.max_raw(Metric::Dtz, dtz50_of),
+            },
+        )?,
+    ];
     let mut parts = vec![
         bitmaps::Assembly {
             resolved: &dtm,
             metric: Metric::Dtm,
-            out: &dtm_values,
         },
         bitmaps::Assembly {
             resolved: &dtz,
             metric: Metric::Dtz,
-            out: &dtz_values,
         },
     ];
-    if let (Some(resolved), Some(out50)) = (&dtz50, &dtz50_values) {
+    if let Some(resolved) = &dtz50 {
         parts.push(bitmaps::Assembly {
             resolved,
             metric: Metric::Dtz50,
-            out: out50,
         });
     }
-    bitmaps::assemble(layout, &parts).map_err(io(out.to_path_buf()))?;
-    drop(parts);
-    drop((dtm, dtz, dtz50));
-
-    let v = dtm_values.values();
-    let mut halves = summary::summarise_dtm_by(index, |h, i| v[h as usize][i]);
-    write_compact(out, m, Metric::Dtm, &stored_halves(index, v))?;
-    drop(dtm_values);
-
-    let sizes = sizes.map(|s| s as usize);
-    let z = dtz_values.values();
-    let none = None::<fn(Half, usize) -> bool>;
-    summary::summarise_dtz_by(
-        &mut halves,
-        sizes,
-        Metric::Dtz,
-        |h, i| z[h as usize][i],
-        none,
-    );
-    write_compact(out, m, Metric::Dtz, &stored_halves(index, z))?;
-    let plain_win = |h: Half, i: usize| matches!(z[h as usize][i].outcome(), Outcome::Win(_));
-    match dtz50_values.as_mut() {
-        Some(mv) => {
-            let v50 = mv.values();
-            let dtz50 = |h: Half, i: usize| v50[h as usize][i];
-            summary::summarise_dtz_by(&mut halves, sizes, Metric::Dtz50, dtz50, Some(plain_win));
-            write_compact(out, m, Metric::Dtz50, &stored_halves(index, v50))?;
-        }
-        None => {
-            // Capping changes nothing where DTZ is no deeper than the rule (`SameAsDtz`).
-            let dtz50 = |h: Half, i: usize| solve::capped_at_rule50_value(z[h as usize][i]);
-            summary::summarise_dtz_by(&mut halves, sizes, Metric::Dtz50, dtz50, Some(plain_win));
-            if method == Dtz50Method::DtzCapped {
-                dtz_values.update(solve::capped_at_rule50_value);
+    let mut halves: [Option<HalfSummary>; 2] = [None, None];
+    let mut open = None;
+    let mut capped_values = Vec::new();
+    let log_err = |e| GenError::Io(out.to_path_buf(), e);
+    bitmaps::assemble(layout, &parts, log_err, |h, values| {
+        if open != Some(h) {
+            if open.is_some() {
+                for f in &mut files {
+                    f.end_half()?;
+                }
             }
-            let v50 = dtz_values.values();
-            write_compact(out, m, Metric::Dtz50, &stored_halves(index, v50))?;
+            for f in &mut files {
+                f.begin_half(h, index.size(h))?;
+            }
+            open = Some(h);
         }
+        let (dtm, dtz) = (values[0], values[1]);
+        let dtz50 = match values.get(2) {
+            Some(v) => *v,
+            None => {
+                capped_values.clear();
+                capped_values.par_extend(dtz.par_iter().map(|&v| dtz50_of(v)));
+                &capped_values[..]
+            }
+        };
+        let s = halves[h as usize].get_or_insert_with(HalfSummary::default);
+        *s = std::mem::take(s).merge(summary::summarise_block(dtm, dtz, dtz50));
+        files[0].push(dtm, None)?;
+        files[1].push(dtz, None)?;
+        files[2].push(dtz50, Some(dtz))?;
+        Ok::<(), GenError>(())
+    })?;
+    for mut f in files {
+        f.end_half()?;
+        f.finish()?;
     }
     Ok((halves, split_seconds, method))
 }
@@ -633,22 +643,7 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
         values_solver_bytes(&layout)
     };
     crate::memory::check(memory).map_err(|e| refuse(format!("memory: {e}")))?;
-    // DTZ50's values are staged only when it must be solved, which clean sub-endgames rule
-    // out (`build_by_bitmaps`); sub-endgames still to be built are taken as clean here and
-    // checked again when this build starts.
-    let staged = if uses_bitmaps(&m, opts) {
-        let clean = open_subs(opts.dirs(), &m)
-            .map(|t| SubTables::new(&m, t).rule50_clean())
-            .unwrap_or(true);
-        if clean {
-            2
-        } else {
-            3
-        }
-    } else {
-        3
-    };
-    let disk = disk_bytes(&index, staged);
+    let disk = disk_bytes(&index);
     let free = fs4::available_space(dir).map_err(|e| GenError::Io(dir.to_path_buf(), e))?;
     if disk > free {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
@@ -662,25 +657,12 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
     Ok(())
 }
 
-/// Disk a bitmap build of `index` needs at most at once: `staged` metrics' values in Nalimov
-/// order (2 bytes an entry each, put together at once), and the depth logs (under 1 byte an
-/// entry: KBBKNN's three took 0.27) or the files written as the values go (each at most 1 byte
-/// an entry after compression, as measured).
-fn disk_bytes(index: &EndgameIndex, staged: u64) -> u64 {
+/// Disk a build of `index` needs at most at once: the depth logs of a bitmap build (under 1
+/// byte an entry for the three: KBBKNN's took 0.27) and the three files written as the values
+/// are put together (KRBKNN's, with two bytes a value in DTM and DTZ: 1.4 bytes an entry).
+fn disk_bytes(index: &EndgameIndex) -> u64 {
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
-    entries * (staged * 2 + 2)
-}
-
-/// The halves `index` stores of `values`, as the file writer takes them.
-fn stored_halves<'a>(
-    index: &EndgameIndex,
-    values: [&'a [TbValue]; 2],
-) -> Vec<(Half, &'a [TbValue])> {
-    index
-        .stored_halves()
-        .iter()
-        .map(|&h| (h, values[h as usize]))
-        .collect()
+    entries * 3
 }
 
 /// Block cache per thread when a table is verified without being held decompressed.

@@ -164,8 +164,42 @@ fn opt(x: Option<u16>) -> String {
 }
 
 impl HalfSummary {
+    /// Counts an entry of DTM value `v`.
+    #[inline]
+    fn add_dtm(&mut self, v: TbValue) {
+        match v.outcome() {
+            Outcome::Broken => return,
+            Outcome::Draw => self.draws += 1,
+            Outcome::Win(n) => {
+                self.wins += 1;
+                self.max_dtm_win = self.max_dtm_win.max(Some(n));
+            }
+            Outcome::Loss(n) => {
+                self.losses += 1;
+                self.max_dtm_loss = self.max_dtm_loss.max(Some(n));
+            }
+        }
+        self.positions += 1;
+    }
+
+    /// Counts an entry of DTZ or DTZ50 (`metric`) value `v`; `plain_win`: a win without the
+    /// rule.
+    #[inline]
+    fn add_dtz(&mut self, metric: Metric, v: TbValue, plain_win: bool) {
+        let out = v.outcome();
+        match (out, metric) {
+            (Outcome::Win(n), Metric::Dtz) => self.max_dtz_win = self.max_dtz_win.max(Some(n)),
+            (Outcome::Loss(n), Metric::Dtz) => self.max_dtz_loss = self.max_dtz_loss.max(Some(n)),
+            (Outcome::Win(n), _) => self.max_dtz50_win = self.max_dtz50_win.max(Some(n)),
+            _ => {}
+        }
+        if out == Outcome::Draw && plain_win {
+            self.dtz50_draws_of_wins += 1;
+        }
+    }
+
     /// The figures of two parts of a half together.
-    fn merge(self, o: HalfSummary) -> HalfSummary {
+    pub(super) fn merge(self, o: HalfSummary) -> HalfSummary {
         HalfSummary {
             positions: self.positions + o.positions,
             wins: self.wins + o.wins,
@@ -198,19 +232,7 @@ pub(super) fn summarise_dtm_by(
         let s = (0..index.size(h) as usize)
             .into_par_iter()
             .fold(HalfSummary::default, |mut s, i| {
-                match value(h, i).outcome() {
-                    Outcome::Broken => return s,
-                    Outcome::Draw => s.draws += 1,
-                    Outcome::Win(n) => {
-                        s.wins += 1;
-                        s.max_dtm_win = s.max_dtm_win.max(Some(n));
-                    }
-                    Outcome::Loss(n) => {
-                        s.losses += 1;
-                        s.max_dtm_loss = s.max_dtm_loss.max(Some(n));
-                    }
-                }
-                s.positions += 1;
+                s.add_dtm(value(h, i));
                 s
             })
             .reduce(HalfSummary::default, HalfSummary::merge);
@@ -254,21 +276,33 @@ pub(super) fn summarise_dtz_by(
         let part = (0..sizes[h as usize])
             .into_par_iter()
             .fold(HalfSummary::default, |mut s, i| {
-                let out = value(h, i).outcome();
-                match (out, metric) {
-                    (Outcome::Win(n), Metric::Dtz) => s.max_dtz_win = s.max_dtz_win.max(Some(n)),
-                    (Outcome::Loss(n), Metric::Dtz) => s.max_dtz_loss = s.max_dtz_loss.max(Some(n)),
-                    (Outcome::Win(n), _) => s.max_dtz50_win = s.max_dtz50_win.max(Some(n)),
-                    _ => {}
-                }
-                if out == Outcome::Draw && plain_win.as_ref().is_some_and(|p| p(h, i)) {
-                    s.dtz50_draws_of_wins += 1;
-                }
+                s.add_dtz(
+                    metric,
+                    value(h, i),
+                    plain_win.as_ref().is_some_and(|p| p(h, i)),
+                );
                 s
             })
             .reduce(HalfSummary::default, HalfSummary::merge);
         *s = std::mem::take(s).merge(part);
     }
+}
+
+/// The summary of consecutive entries of a half from their values in the three metrics.
+pub(super) fn summarise_block(dtm: &[TbValue], dtz: &[TbValue], dtz50: &[TbValue]) -> HalfSummary {
+    const CHUNK: usize = 1 << 16;
+    dtm.par_chunks(CHUNK)
+        .zip(dtz.par_chunks(CHUNK))
+        .zip(dtz50.par_chunks(CHUNK))
+        .fold(HalfSummary::default, |mut s, ((m, z), z50)| {
+            for ((&m, &z), &z50) in m.iter().zip(z).zip(z50) {
+                s.add_dtm(m);
+                s.add_dtz(Metric::Dtz, z, false);
+                s.add_dtz(Metric::Dtz50, z50, matches!(z.outcome(), Outcome::Win(_)));
+            }
+            s
+        })
+        .reduce(HalfSummary::default, HalfSummary::merge)
 }
 
 /// Table 8 of Nalimov, Haworth, Heinz (2001): the largest DTM per endgame, as
