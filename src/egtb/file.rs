@@ -671,20 +671,13 @@ impl TableWriter {
             if open.pending.len() < per_block {
                 return Ok(());
             }
-            let (pending, pending_dtz) = (
-                std::mem::take(&mut open.pending),
-                std::mem::take(&mut open.pending_dtz),
-            );
-            self.write_blocks(&pending, dtz.map(|_| &pending_dtz[..]))?;
-            let open = self.open.as_mut().expect("open");
-            (open.pending, open.pending_dtz) = (pending, pending_dtz);
-            open.pending.clear();
-            open.pending_dtz.clear();
+            self.write_pending()?;
         }
         let whole = values.len() / per_block * per_block;
         for (g, group) in values[..whole].chunks(per_block * WRITE_GROUP).enumerate() {
             let at = g * per_block * WRITE_GROUP;
-            self.write_blocks(group, dtz.map(|d| &d[at..at + group.len()]))?;
+            let stored = self.store_blocks(group, dtz.map(|d| &d[at..at + group.len()]))?;
+            self.append(stored)?;
         }
         let open = self.open.as_mut().expect("open");
         open.pending.extend_from_slice(&values[whole..]);
@@ -694,30 +687,49 @@ impl TableWriter {
         Ok(())
     }
 
-    /// Compresses `values` (whole blocks but perhaps the last of a half) block by block in
-    /// parallel, and writes them.
-    fn write_blocks(
-        &mut self,
+    /// Stores the values of the block not yet whole (the open half's last, or one just made
+    /// whole) and empties it.
+    fn write_pending(&mut self) -> Result<(), TableError> {
+        let open = self.open.as_ref().expect("open");
+        let dtz = self.delta.then_some(&open.pending_dtz[..]);
+        let stored = self.store_blocks(&open.pending, dtz)?;
+        self.append(stored)?;
+        let open = self.open.as_mut().expect("open");
+        open.pending.clear();
+        open.pending_dtz.clear();
+        Ok(())
+    }
+
+    /// Codes, packs and compresses `values` (whole blocks but perhaps the last of a half) block
+    /// by block in parallel: each stored block, and whether it holds a code other than 0.
+    fn store_blocks(
+        &self,
         values: &[TbValue],
         dtz: Option<&[TbValue]>,
-    ) -> Result<(), TableError> {
+    ) -> Result<Vec<(Vec<u8>, bool)>, TableError> {
         let per_block = self.per_block();
-        let (width, compression, unmark) = (self.width, self.compression, self.unmark_broken);
-        let stored = values
+        values
             .par_chunks(per_block)
             .enumerate()
             .map(|(k, chunk)| {
                 let mut codes = vec![0u16; chunk.len()];
                 let dtz = dtz.map(|d| &d[k * per_block..k * per_block + chunk.len()]);
-                block_codes(chunk, dtz, unmark, &mut codes);
+                block_codes(chunk, dtz, self.unmark_broken, &mut codes);
                 let any = codes.iter().any(|&c| c != 0);
-                Ok((store_block(pack_block(&codes, width), compression)?, any))
+                Ok((
+                    store_block(pack_block(&codes, self.width), self.compression)?,
+                    any,
+                ))
             })
             .collect::<io::Result<Vec<_>>>()
             .map_err(|source| TableError::Io {
                 path: self.tmp.clone(),
                 source,
-            })?;
+            })
+    }
+
+    /// Writes stored blocks after the open half's last.
+    fn append(&mut self, stored: Vec<(Vec<u8>, bool)>) -> Result<(), TableError> {
         for (block, any) in stored {
             self.any_code |= any;
             self.io(|out| out.write_all(&block))?;
@@ -730,7 +742,7 @@ impl TableWriter {
 
     /// Ends the open half, which must have had all its values.
     pub fn end_half(&mut self) -> Result<(), TableError> {
-        let Some(mut open) = self.open.take() else {
+        let Some(open) = self.open.as_ref() else {
             return Err(TableError::BadInput("no half is open".into()));
         };
         if open.pushed != open.entries {
@@ -742,11 +754,7 @@ impl TableWriter {
             )));
         }
         if !open.pending.is_empty() {
-            let pending = std::mem::take(&mut open.pending);
-            let pending_dtz = std::mem::take(&mut open.pending_dtz);
-            self.open = Some(open);
-            self.write_blocks(&pending, self.delta.then_some(&pending_dtz[..]))?;
-            open = self.open.take().expect("open");
+            self.write_pending()?;
         }
         let OpenHalf {
             half,
@@ -754,7 +762,7 @@ impl TableWriter {
             mut table,
             at,
             ..
-        } = open;
+        } = self.open.take().expect("open");
         table.extend_from_slice(&at.to_le_bytes());
         let offset = self.offset;
         let blocks = entries.div_ceil(self.per_block() as u64);

@@ -839,14 +839,15 @@ pub fn assemble<E: Send>(
                 runs[b].push(run);
             }
         }
-        for batch in (0..blocks.len()).collect::<Vec<_>>().chunks(buffers.len()) {
-            buffers[..batch.len()]
-                .par_iter_mut()
+        for first in (0..blocks.len()).step_by(buffers.len()) {
+            let batch = first..(first + buffers.len()).min(blocks.len());
+            let busy = &mut buffers[..batch.len()];
+            busy.par_iter_mut()
                 .zip(batch)
-                .try_for_each(|(buf, &b)| buf.fill(layout, parts, h, blocks[b].2.clone(), &runs[b]))
+                .try_for_each(|(buf, b)| buf.fill(layout, parts, h, blocks[b].2.clone(), &runs[b]))
                 .map_err(&io_err)?;
-            for buf in &buffers[..batch.len()] {
-                let len = buf.len;
+            for buf in busy.iter() {
+                let len = buf.values.len() / parts.len();
                 let values: Vec<&[TbValue]> = (0..parts.len())
                     .map(|p| &buf.values[p * len..(p + 1) * len])
                     .collect();
@@ -859,9 +860,8 @@ pub fn assemble<E: Send>(
 
 /// One king block's values of every part (`assemble`), and what putting them together needs.
 struct BlockValues {
-    /// Part p's values are `values[p * len..(p + 1) * len]`.
+    /// Part p's values are the p-th of `parts` equal slices.
     values: Vec<TbValue>,
-    len: usize,
     codes: Vec<u16>,
     scratch: LogScratch,
     frames: FrameCache,
@@ -871,7 +871,6 @@ impl BlockValues {
     fn new() -> io::Result<BlockValues> {
         Ok(BlockValues {
             values: Vec::new(),
-            len: 0,
             codes: Vec::new(),
             scratch: LogScratch::new()?,
             frames: FrameCache::default(),
@@ -889,7 +888,6 @@ impl BlockValues {
     ) -> io::Result<()> {
         let n = parts.len();
         let len = (block.end - block.start) as usize;
-        self.len = len;
         self.values.clear();
         self.values.resize(n * len, TbValue::BROKEN);
         for run in runs {
