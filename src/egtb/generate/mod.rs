@@ -590,11 +590,28 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
                 &capped_values[..]
             }
         };
+        // The three files are compressed side by side, and the block summed up beside them,
+        // not one after the other while the other threads wait for the next blocks.
+        let [fm, fz, f50] = &mut files;
+        let (m, (z, (z50, block))) = rayon::join(
+            || fm.push(dtm, None),
+            || {
+                rayon::join(
+                    || fz.push(dtz, None),
+                    || {
+                        rayon::join(
+                            || f50.push(dtz50, Some(dtz)),
+                            || summary::summarise_block(dtm, dtz, dtz50),
+                        )
+                    },
+                )
+            },
+        );
+        m?;
+        z?;
+        z50?;
         let s = halves[h as usize].get_or_insert_with(HalfSummary::default);
-        *s = std::mem::take(s).merge(summary::summarise_block(dtm, dtz, dtz50));
-        files[0].push(dtm, None)?;
-        files[1].push(dtz, None)?;
-        files[2].push(dtz50, Some(dtz))?;
+        *s = std::mem::take(s).merge(block);
         Ok::<(), GenError>(())
     })?;
     for mut f in files {
