@@ -2,10 +2,12 @@
 //! subcommands are tools (perft, bench, tables, tuning). Each only parses its arguments and
 //! calls the library.
 
+mod datagen;
 mod gentb;
 mod paper;
 mod probe;
 mod tbinfo;
+mod train;
 
 use crate::chess::perft::perft_divide;
 use crate::chess::Position;
@@ -57,7 +59,7 @@ enum Command {
     Gentb(gentb::GentbArgs),
     /// Fit the evaluation's weights to game results (Texel's method); prints a new weights.rs.
     Tune {
-        /// `FEN | result` lines (result from White's side: 1, 0.5, 0), as datagen writes them.
+        /// A file of training records, as datagen writes them.
         file: PathBuf,
         #[arg(long, default_value_t = 1000)]
         epochs: usize,
@@ -68,22 +70,11 @@ enum Command {
         #[arg(long, default_value_t = 3e-8)]
         prior: f64,
     },
-    /// Self-play games at a fixed node count; prints `FEN | result` lines of quiet positions.
-    Datagen {
-        /// Opening FENs (EPD), one drawn at random per game (default: the start position).
-        #[arg(long)]
-        openings: Option<PathBuf>,
-        #[arg(long, default_value_t = 1000)]
-        games: usize,
-        /// Nodes searched per move.
-        #[arg(long, default_value_t = 5000)]
-        nodes: u64,
-        /// Random legal plies played after the opening.
-        #[arg(long, default_value_t = 2)]
-        random_plies: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
+    /// Self-play games at a fixed node count, several at once, into a file of 32-byte training
+    /// records (board, side to move, search score, game result); resumes a stopped run.
+    Datagen(datagen::DatagenCli),
+    /// Train the evaluation network on datagen's records (CPU, all cores); writes a network file.
+    Train(train::TrainCli),
 }
 
 /// Parses the command line and runs what it names.
@@ -108,21 +99,8 @@ pub fn main() -> ExitCode {
                 prior,
             },
         ),
-        Some(Command::Datagen {
-            openings,
-            games,
-            nodes,
-            random_plies,
-            seed,
-        }) => run_datagen(
-            openings,
-            &crate::tune::datagen::DatagenArgs {
-                games,
-                nodes,
-                random_plies,
-                seed,
-            },
-        ),
+        Some(Command::Datagen(args)) => datagen::run(&args),
+        Some(Command::Train(args)) => train::run(&args),
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
         Some(Command::Bench { depth, dir, syzygy }) => {
             run_bench(depth, dir.as_deref(), syzygy.as_deref())
@@ -140,9 +118,8 @@ pub fn main() -> ExitCode {
 }
 
 fn run_tune(file: &std::path::Path, args: &crate::tune::texel::TuneArgs) -> ExitCode {
-    let result = std::fs::File::open(file)
-        .map_err(|e| e.to_string())
-        .and_then(|f| crate::tune::texel::run(std::io::BufReader::new(f), args));
+    let result = crate::tune::datagen::read_records(file)
+        .and_then(|records| crate::tune::texel::run(&records, args));
     match result {
         Ok(weights) => {
             print!("{}", weights);
@@ -150,26 +127,6 @@ fn run_tune(file: &std::path::Path, args: &crate::tune::texel::TuneArgs) -> Exit
         }
         Err(e) => {
             eprintln!("tune: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn run_datagen(openings: Option<PathBuf>, args: &crate::tune::datagen::DatagenArgs) -> ExitCode {
-    use crate::tune::datagen;
-    let book = match openings.map(std::fs::File::open).transpose() {
-        Ok(file) => file.map_or_else(Vec::new, |f| {
-            datagen::read_openings(std::io::BufReader::new(f))
-        }),
-        Err(e) => {
-            eprintln!("datagen: openings: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match datagen::run(&book, args, &mut std::io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("datagen: {e}");
             ExitCode::FAILURE
         }
     }

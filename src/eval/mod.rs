@@ -8,6 +8,7 @@
 //! tuned by Texel's method (`engine tune`, `src/tune/`); the evaluation reports each count to a
 //! `Trace`, which the engine leaves empty (`()`, compiled away) and the tuner records.
 
+pub mod network;
 mod weights;
 
 use crate::chess::attacks::{

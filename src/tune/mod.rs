@@ -1,6 +1,9 @@
-//! Tuning the evaluation's weights by Texel's method: `datagen` plays the engine against itself
-//! and labels quiet positions with the game result;
-//! `texel` fits the evaluation's weights to those results.
+//! Training the evaluation: `datagen` plays the engine against itself and keeps quiet
+//! positions with the search's score and the game's result, in 32-byte records (`record`);
+//! `texel` fits the hand-written evaluation's weights to those results (Texel's method);
+//! `train` fits the network of `eval::network` to them.
 
 pub mod datagen;
+pub mod record;
 pub mod texel;
+pub mod train;

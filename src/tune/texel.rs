@@ -6,12 +6,12 @@
 //! (whole games) is held out and its error printed, to see over-fitting. Positions in check, or whose score a capture sequence would change
 //! (quiescence differs from the static evaluation), are left out.
 
+use super::record::Record;
 use crate::chess::{generate, Color, Gen, MoveList, Position};
 use crate::eval::{
     evaluate_cached, evaluate_traced, PawnCache, Trace, N_WEIGHTS, PHASE_TOTAL, S, TERMS, WEIGHTS,
 };
 use std::fmt::Write as _;
-use std::io::BufRead;
 
 /// One position as the tuner sees it: the counts of its terms (White's minus Black's), how they
 /// are blended, and the result.
@@ -39,10 +39,10 @@ pub struct TuneArgs {
     pub prior: f64,
 }
 
-/// Reads `FEN | result` lines, keeps the quiet positions, fits the weights and returns the new
-/// `weights.rs`.
-pub fn run(reader: impl BufRead, args: &TuneArgs) -> Result<String, String> {
-    let mut entries = load(reader)?;
+/// Keeps the quiet positions of `records` (as `datagen` writes them), fits the weights and
+/// returns the new `weights.rs`.
+pub fn run(records: &[Record], args: &TuneArgs) -> Result<String, String> {
+    let mut entries = load(records)?;
     // The positions of one game share its result: the held-out tenth is the file's last tenth,
     // whole games, so that its error shows over-fitting.
     let held_out = entries.split_off(entries.len() - entries.len() / 10);
@@ -89,20 +89,13 @@ pub fn run(reader: impl BufRead, args: &TuneArgs) -> Result<String, String> {
     Ok(weights_file(&w))
 }
 
-fn load(reader: impl BufRead) -> Result<Vec<Entry>, String> {
+fn load(records: &[Record]) -> Result<Vec<Entry>, String> {
     let mut entries = Vec::new();
     let mut pawns = PawnCache::new();
     let (mut lines, mut noisy) = (0usize, 0usize);
-    for line in reader.lines() {
-        let line = line.map_err(|e| e.to_string())?;
-        let Some((fen, result)) = line.split_once('|') else {
-            continue;
-        };
-        let result: f32 = result
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad result in: {}", line))?;
-        let mut pos = Position::from_fen(fen.trim()).map_err(|e| format!("{}: {}", fen, e))?;
+    for (i, r) in records.iter().enumerate() {
+        let result = r.result.white_score();
+        let mut pos = r.position().map_err(|e| format!("record {i}: {e}"))?;
         lines += 1;
         if pos.in_check() {
             continue;
@@ -252,6 +245,7 @@ pub fn weights_file(w: &[[f64; 2]]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tune::record::GameResult;
 
     /// The present weights, written out, are the file they were read from.
     #[test]
@@ -263,21 +257,34 @@ mod tests {
     /// The tuner's model of an entry gives the engine's evaluation (up to integer rounding).
     #[test]
     fn model_matches_the_evaluation() {
-        let data = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 0.5\n\
-                    8/5k2/8/3p4/3P4/2B5/5K2/8 w - - 0 1 | 1\n\
-                    r4rk1/pp3ppp/2n5/8/8/2N5/PP3PPP/R4RK1 b - - 0 1 | 0\n";
-        let entries = load(data.as_bytes()).unwrap();
+        let data = [
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1",
+                GameResult::Draw,
+            ),
+            ("8/5k2/8/3p4/3P4/2B5/5K2/8 w - - 0 1", GameResult::Win),
+            (
+                "r4rk1/pp3ppp/2n5/8/8/2N5/PP3PPP/R4RK1 b - - 0 1",
+                GameResult::Loss,
+            ),
+        ];
+        let records: Vec<Record> = data
+            .iter()
+            .map(|&(fen, result)| Record::new(&Position::from_fen(fen).unwrap(), 0, result, false))
+            .collect();
+        let entries = load(&records).unwrap();
         assert_eq!(entries.len(), 3);
         let w: Vec<[f64; 2]> = WEIGHTS.iter().map(|s| [s.0 as f64, s.1 as f64]).collect();
-        for (e, line) in entries.iter().zip(data.lines()) {
-            let pos = Position::from_fen(line.split('|').next().unwrap().trim()).unwrap();
+        for (e, (fen, result)) in entries.iter().zip(data) {
+            assert_eq!(e.result, result.white_score());
+            let pos = Position::from_fen(fen).unwrap();
             let white = crate::eval::evaluate(&pos)
                 * if pos.side_to_move() == Color::White {
                     1
                 } else {
                     -1
                 };
-            assert!((score(e, &w) - white as f64).abs() <= 2.0, "{}", line);
+            assert!((score(e, &w) - white as f64).abs() <= 2.0, "{fen}");
         }
     }
 }
