@@ -8,7 +8,8 @@
 //! of `hidden` per input), the hidden biases (i16), the output weights (i16, 2 × hidden), the
 //! output bias (i32), and an xxh3 checksum (u64) of everything before it.
 
-use crate::chess::{Color, Piece, Position, Square};
+use crate::chess::position::castling_rook;
+use crate::chess::{Color, Move, MoveKind, Piece, PieceType, Position, Square};
 
 pub const INPUTS: usize = 768;
 /// The hidden layer's quantisation: a weight of 1.0 is `QA`.
@@ -19,6 +20,61 @@ pub const QB: i32 = 64;
 pub const SCALE: i32 = 400;
 
 const MAGIC: &[u8; 4] = b"FNN1";
+
+/// The hidden layer's sums for both perspectives (White's, then Black's), kept up to date move
+/// by move (`Network::update`) instead of summed afresh at every node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Accumulator {
+    sums: [Vec<i16>; 2],
+}
+
+impl Accumulator {
+    pub fn new(hidden: usize) -> Accumulator {
+        Accumulator {
+            sums: [vec![0; hidden], vec![0; hidden]],
+        }
+    }
+}
+
+/// The men a move takes off and puts on the board: at most two of each (castling; a capture
+/// with promotion takes off two and puts on one).
+struct Changes {
+    off: [(Option<Piece>, Square); 2],
+    on: [(Option<Piece>, Square); 2],
+}
+
+impl Changes {
+    fn of(pos: &Position, m: Move) -> Changes {
+        let (from, to) = (m.from(), m.to());
+        let piece = pos.piece_at(from).expect("a man on the from square");
+        let us = piece.color;
+        let mut c = Changes {
+            off: [(Some(piece), from), (None, from)],
+            on: [(Some(piece), to), (None, to)],
+        };
+        match m.kind() {
+            MoveKind::Castle => {
+                let (rook_from, rook_to) = castling_rook(to);
+                let rook = Some(Piece::new(us, PieceType::Rook));
+                c.off[1] = (rook, rook_from);
+                c.on[1] = (rook, rook_to);
+            }
+            MoveKind::EnPassant => {
+                c.off[1] = (
+                    Some(Piece::new(!us, PieceType::Pawn)),
+                    to.offset(-us.forward()),
+                );
+            }
+            kind => {
+                c.off[1] = (pos.piece_at(to), to);
+                if let MoveKind::Promotion(k) = kind {
+                    c.on[0] = (Some(Piece::new(us, k)), to);
+                }
+            }
+        }
+        c
+    }
+}
 
 /// The input of man `piece` on `sq` seen from `perspective`'s side.
 #[inline]
@@ -139,33 +195,74 @@ impl Network {
         })
     }
 
-    /// The evaluation of `pos` for its side to move, in centipawns, computed from scratch.
-    pub fn evaluate(&self, pos: &Position) -> i32 {
-        let h = self.hidden;
-        let stm = pos.side_to_move();
-        let mut sum: i64 = 0;
-        let mut acc = vec![0i32; h];
-        for (half, perspective) in [stm, !stm].into_iter().enumerate() {
-            for (a, &b) in acc.iter_mut().zip(&self.hidden_biases) {
-                *a = b as i32;
-            }
+    /// `acc` for `pos`, summed from scratch.
+    pub fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
+        for perspective in Color::BOTH {
+            let sums = &mut acc.sums[perspective.index()];
+            sums.copy_from_slice(&self.hidden_biases);
             let mut occupied = pos.occupied().0;
             while occupied != 0 {
                 let sq = Square(occupied.trailing_zeros() as u8);
                 occupied &= occupied - 1;
                 let piece = pos.piece_at(sq).expect("occupied");
-                let row = feature(perspective, piece, sq) * h;
-                for (a, &w) in acc.iter_mut().zip(&self.hidden_weights[row..row + h]) {
-                    *a += w as i32;
+                self.add_row(sums, feature(perspective, piece, sq));
+            }
+        }
+    }
+
+    fn add_row(&self, sums: &mut [i16], row: usize) {
+        let w = &self.hidden_weights[row * self.hidden..(row + 1) * self.hidden];
+        sums.iter_mut()
+            .zip(w)
+            .for_each(|(s, &w)| *s = s.wrapping_add(w));
+    }
+
+    fn sub_row(&self, sums: &mut [i16], row: usize) {
+        let w = &self.hidden_weights[row * self.hidden..(row + 1) * self.hidden];
+        sums.iter_mut()
+            .zip(w)
+            .for_each(|(s, &w)| *s = s.wrapping_sub(w));
+    }
+
+    /// `child` = `parent` after move `m` of `pos` (the position before it): the rows of the men
+    /// the move takes off subtracted, those it puts on added. No allocation.
+    pub fn update(&self, parent: &Accumulator, child: &mut Accumulator, pos: &Position, m: Move) {
+        let changes = Changes::of(pos, m);
+        for perspective in Color::BOTH {
+            let i = perspective.index();
+            child.sums[i].copy_from_slice(&parent.sums[i]);
+            for &(piece, sq) in &changes.off {
+                if let Some(piece) = piece {
+                    self.sub_row(&mut child.sums[i], feature(perspective, piece, sq));
                 }
             }
+            for &(piece, sq) in &changes.on {
+                if let Some(piece) = piece {
+                    self.add_row(&mut child.sums[i], feature(perspective, piece, sq));
+                }
+            }
+        }
+    }
+
+    /// The evaluation for `stm`, in centipawns, from an up-to-date accumulator.
+    pub fn evaluate_accumulated(&self, acc: &Accumulator, stm: Color) -> i32 {
+        let h = self.hidden;
+        let mut sum: i64 = 0;
+        for (half, perspective) in [stm, !stm].into_iter().enumerate() {
             let out = &self.output_weights[half * h..(half + 1) * h];
-            for (&a, &w) in acc.iter().zip(out) {
-                let c = a.clamp(0, QA) as i64;
+            for (&a, &w) in acc.sums[perspective.index()].iter().zip(out) {
+                let c = (a as i32).clamp(0, QA) as i64;
                 sum += c * c * w as i64;
             }
         }
         ((sum / QA as i64 + self.output_bias as i64) * SCALE as i64 / (QA * QB) as i64) as i32
+    }
+
+    /// The evaluation of `pos` for its side to move, in centipawns, computed from scratch.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        let mut acc = Accumulator::new(self.hidden);
+        self.refresh(pos, &mut acc);
+        self.evaluate_accumulated(&acc, pos.side_to_move())
     }
 }
 
@@ -215,5 +312,52 @@ mod tests {
                 "{fen}"
             );
         }
+    }
+
+    /// Updated move by move through random games (castling, en passant, promotions and
+    /// captures among them), the accumulator equals one summed from scratch at every ply.
+    #[test]
+    fn the_accumulator_updated_move_by_move_equals_a_fresh_one() {
+        let net = small();
+        let mut rng = fastrand::Rng::with_seed(5);
+        let mut kinds = [0usize; 4];
+        for game in 0..200 {
+            let mut pos = if game % 2 == 0 {
+                Position::startpos()
+            } else {
+                Position::from_fen("r3k2r/1P4P1/8/2pP4/8/8/1p4p1/R3K2R w KQkq c6 0 1").unwrap()
+            };
+            let mut acc = Accumulator::new(net.hidden());
+            net.refresh(&pos, &mut acc);
+            for _ in 0..120 {
+                let moves = crate::chess::legal_moves(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                let m = moves.as_slice()[rng.usize(..moves.len())];
+                match m.kind() {
+                    MoveKind::Castle => kinds[0] += 1,
+                    MoveKind::EnPassant => kinds[1] += 1,
+                    MoveKind::Promotion(_) => kinds[2] += 1,
+                    _ if pos.piece_at(m.to()).is_some() => kinds[3] += 1,
+                    _ => {}
+                }
+                let mut next = Accumulator::new(net.hidden());
+                net.update(&acc, &mut next, &pos, m);
+                pos.make_move(m);
+                let mut fresh = Accumulator::new(net.hidden());
+                net.refresh(&pos, &mut fresh);
+                assert_eq!(next, fresh, "{}", pos.to_fen());
+                assert_eq!(
+                    net.evaluate_accumulated(&next, pos.side_to_move()),
+                    net.evaluate(&pos)
+                );
+                acc = next;
+            }
+        }
+        assert!(
+            kinds.iter().all(|&k| k > 0),
+            "castles, en passant, promotions, captures: {kinds:?}"
+        );
     }
 }
