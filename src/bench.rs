@@ -3,6 +3,7 @@
 //! changes exactly when the search or evaluation changes.
 
 use crate::chess::Position;
+use crate::eval::network::Network;
 use crate::search::{Control, Engine, Limits, SyzygyUse};
 use std::time::Instant;
 
@@ -28,7 +29,7 @@ pub fn positions() -> Vec<Position> {
 
 /// Runs the bench; `progress` gets each position's index, FEN and node count.
 pub fn run(depth: u32, progress: &mut dyn FnMut(usize, &str, u64)) -> BenchResult {
-    run_with(depth, None, None, progress)
+    run_with(depth, None, None, None, progress)
 }
 
 /// The bench with endgame tables probed in the search (`engine bench --dir DIRS`) and Syzygy
@@ -37,10 +38,15 @@ pub fn run_with(
     depth: u32,
     tables: Option<std::sync::Arc<crate::egtb::Tablebases>>,
     syzygy: Option<SyzygyUse>,
+    network: Option<std::sync::Arc<Network>>,
     progress: &mut dyn FnMut(usize, &str, u64),
 ) -> BenchResult {
     let mut engine = Engine::new(HASH_MB);
     engine.threads = 1;
+    if let Some(net) = network {
+        engine.network = net;
+        engine.use_network = true;
+    }
     engine.tables = tables;
     engine.syzygy = syzygy;
     let limits = Limits {

@@ -18,6 +18,7 @@ fn args(out: &Path, games: u64, seed: u64, threads: usize) -> DatagenArgs {
         random_plies: 4,
         seed,
         threads,
+        network: None,
     }
 }
 

@@ -19,6 +19,7 @@ fn training_is_deterministic_and_learns() {
             random_plies: 6,
             seed: 11,
             threads: 2,
+            network: None,
         },
         &mut |_| {},
     )
@@ -34,6 +35,7 @@ fn training_is_deterministic_and_learns() {
             wdl: 0.5,
             validation: 0.1,
             seed: 3,
+            mirror: true,
         };
         let mut reports = Vec::new();
         let pool = rayon::ThreadPoolBuilder::new()

@@ -351,6 +351,8 @@ fn setoption_fuzz_creates_nothing_and_keeps_the_engine_alive() {
         "SyzygyProbeDepth",
         "Syzygy50MoveRule",
         "SyzygyProbeLimit",
+        "Use NNUE",
+        "EvalFile",
         "Hashh",
         "Nalimov Path",
     ];
@@ -498,6 +500,58 @@ fn syzygy_paths_without_tables_are_refused_by_name() {
     e.send("go depth 4");
     let (best, _) = e.bestmove(Duration::from_secs(30));
     assert!(legal_in("8/8/8/4k3/8/8/2KQ4/8 w - - 0 1", &[], &best));
+    assert!(e.quit().success());
+}
+
+/// The network options: a file that is missing, damaged or no network is refused by name and
+/// the network in use kept; a good file and the built-in network play legal moves.
+#[test]
+fn eval_files_are_checked_and_networks_play() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = fortress::eval::network::Network::built_in();
+    let good = dir.path().join("good.nnue");
+    std::fs::write(&good, net.to_bytes()).unwrap();
+    let mut damaged_bytes = net.to_bytes();
+    damaged_bytes[1000] ^= 4;
+    let damaged = dir.path().join("damaged.nnue");
+    std::fs::write(&damaged, damaged_bytes).unwrap();
+    let text = dir.path().join("text.nnue");
+    std::fs::write(&text, "not a network").unwrap();
+
+    let mut e = Engine::start();
+    let said = |e: &mut Engine, line: &str| {
+        e.send(line);
+        e.ready()
+    };
+    e.send("setoption name Use NNUE value true");
+    for (file, why) in [
+        (dir.path().join("missing.nnue"), "cannot read"),
+        (damaged, "checksum mismatch: the file is damaged"),
+        (text, "not a Fortress network file"),
+    ] {
+        let lines = said(
+            &mut e,
+            &format!("setoption name EvalFile value {}", file.display()),
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string error: EvalFile: ")
+                    && l.contains(why)
+                    && l.ends_with("the network in use is kept")),
+            "{why}: {lines:?}"
+        );
+    }
+    let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    for value in [good.display().to_string(), "<built-in>".to_string()] {
+        let lines = said(&mut e, &format!("setoption name EvalFile value {value}"));
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+        e.send(&format!("position fen {fen}"));
+        e.send("go depth 6");
+        let (best, lines) = e.bestmove(Duration::from_secs(30));
+        assert!(legal_in(fen, &[], &best), "{best}");
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+    }
     assert!(e.quit().success());
 }
 

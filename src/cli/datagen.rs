@@ -33,6 +33,10 @@ pub struct DatagenCli {
     /// (default: the engine's table directory, if it exists).
     #[arg(long)]
     tables: Option<String>,
+    /// Evaluate with a network: `built-in`, or a network file (default: the hand-written
+    /// evaluation).
+    #[arg(long)]
+    network: Option<String>,
 }
 
 pub fn run(cli: &DatagenCli) -> ExitCode {
@@ -72,7 +76,12 @@ pub fn run(cli: &DatagenCli) -> ExitCode {
     if threads == 0 {
         return fail("--threads must be at least 1".into());
     }
+    let network = match super::network_arg(cli.network.as_deref()) {
+        Ok(n) => n,
+        Err(e) => return fail(format!("--network: {e}")),
+    };
     let args = DatagenArgs {
+        network,
         out: cli.out.clone(),
         games: cli.games,
         nodes: cli.nodes,

@@ -12,10 +12,12 @@ mod train;
 use crate::chess::perft::perft_divide;
 use crate::chess::Position;
 use crate::egtb::syzygy::Syzygy;
+use crate::eval::network::Network;
 use crate::search::SyzygyUse;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Parser)]
@@ -49,6 +51,10 @@ enum Command {
         /// paths) during the bench, with the UCI options' defaults.
         #[arg(long)]
         syzygy: Option<String>,
+        /// Evaluate with a network: `built-in`, or a network file (default: the hand-written
+        /// evaluation, as the UCI option `Use NNUE` defaults to).
+        #[arg(long)]
+        network: Option<String>,
     },
     /// Table values of a position and its moves, and the move SZ°Z50Z picks.
     Probe(probe::ProbeArgs),
@@ -102,9 +108,18 @@ pub fn main() -> ExitCode {
         Some(Command::Datagen(args)) => datagen::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
-        Some(Command::Bench { depth, dir, syzygy }) => {
-            run_bench(depth, dir.as_deref(), syzygy.as_deref())
-        }
+        Some(Command::Bench {
+            depth,
+            dir,
+            syzygy,
+            network,
+        }) => match network_arg(network.as_deref()) {
+            Ok(network) => run_bench(depth, dir.as_deref(), syzygy.as_deref(), network),
+            Err(e) => {
+                eprintln!("error: --network: {e}");
+                ExitCode::FAILURE
+            }
+        },
         Some(Command::Probe(args)) => probe::run(&args),
         Some(Command::Tbinfo(args)) => tbinfo::run(&args),
         Some(Command::Gentb(args)) => match gentb::run(&args) {
@@ -158,7 +173,21 @@ fn run_perft(depth: u32, fen: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_bench(depth: u32, dir: Option<&str>, syzygy: Option<&str>) -> ExitCode {
+/// The network `--network` names: `built-in`, or a file.
+fn network_arg(arg: Option<&str>) -> Result<Option<Arc<Network>>, String> {
+    match arg {
+        None => Ok(None),
+        Some("built-in") => Ok(Some(Network::built_in())),
+        Some(path) => Network::load(std::path::Path::new(path)).map(|n| Some(Arc::new(n))),
+    }
+}
+
+fn run_bench(
+    depth: u32,
+    dir: Option<&str>,
+    syzygy: Option<&str>,
+    network: Option<Arc<Network>>,
+) -> ExitCode {
     let total = crate::bench::positions().len();
     let tb = dir.map(|t| {
         let tb = crate::egtb::Tablebases::new();
@@ -177,7 +206,7 @@ fn run_bench(depth: u32, dir: Option<&str>, syzygy: Option<&str>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = crate::bench::run_with(depth, tb, syzygy, &mut |i, fen, nodes| {
+    let result = crate::bench::run_with(depth, tb, syzygy, network, &mut |i, fen, nodes| {
         eprintln!("Position: {}/{} ({}): {} nodes", i, total, fen, nodes);
     });
     eprintln!();

@@ -32,6 +32,10 @@ pub struct TrainCli {
     validation: f64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also train on each position mirrored left to right (files a-h swapped): the network sees
+    /// no castling rights, so a position and its mirror image are worth the same to it.
+    #[arg(long)]
+    mirror: bool,
 }
 
 pub fn run(cli: &TrainCli) -> ExitCode {
@@ -58,6 +62,7 @@ pub fn run(cli: &TrainCli) -> ExitCode {
         wdl: cli.wdl,
         validation: cli.validation,
         seed: cli.seed,
+        mirror: cli.mirror,
     };
     let start = Instant::now();
     let result = crate::tune::train::run(&args, &mut |r: &EpochReport| {

@@ -11,6 +11,7 @@ use crate::chess::{legal_moves, Color, Move, Position};
 use crate::egtb::probe::{analyse_root, Registry, RootAnalysis, Tablebases, Wdl};
 use crate::egtb::strategy::{self, MoveValues};
 use crate::egtb::syzygy;
+use crate::eval::network::Network;
 use crate::memory::OutOfMemory;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -133,6 +134,8 @@ pub(crate) struct Shared<'a> {
     pub blockages: AtomicU64,
     pub threads: usize,
     pub blockage_detection: bool,
+    /// The network, when it evaluates (None: the hand-written evaluation).
+    pub network: Option<Arc<Network>>,
     pub tables: Option<Arc<Tablebases>>,
     pub syzygy: Option<SyzygyUse>,
     /// The score of the root's result when Syzygy judged the root: reported for the moves it
@@ -180,6 +183,10 @@ pub struct Engine {
     pub move_overhead_ms: u64,
     /// Whether pawn endings consult the blockage (fence) detector.
     pub blockage_detection: bool,
+    /// The network that `EvalFile` names, and whether it evaluates instead of the hand-written
+    /// evaluation.
+    pub network: Arc<Network>,
+    pub use_network: bool,
     /// The endgame tables (None: no probing).
     pub tables: Option<Arc<Tablebases>>,
     /// Syzygy tables, where Fortress's own do not reach (None: none).
@@ -198,6 +205,8 @@ impl Engine {
             multipv: 1,
             move_overhead_ms: 10,
             blockage_detection: true,
+            network: Network::built_in(),
+            use_network: false,
             tables: None,
             syzygy: None,
         }
@@ -258,6 +267,7 @@ impl Engine {
             blockages: AtomicU64::new(0),
             threads: self.threads.max(1),
             blockage_detection: self.blockage_detection,
+            network: self.use_network.then(|| self.network.clone()),
             tables: self.tables.clone(),
             syzygy: self.syzygy.clone(),
             root_tb_score: None,

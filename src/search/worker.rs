@@ -7,9 +7,12 @@ use super::ordering::{is_quiet, pick, score_moves, History};
 use super::see::see_ge;
 use super::thread::{make_report, Report, Shared};
 use super::tt::Bound;
-use super::value::{is_mate_score, mate_in, mate_moves, mated_in, Value, DRAW, INFINITE, MAX_PLY};
+use super::value::{
+    is_mate_score, mate_in, mate_moves, mated_in, Value, DRAW, INFINITE, MAX_PLY, TB_WIN,
+};
 use crate::chess::movegen::MAX_MOVES;
 use crate::chess::{generate, Gen, Move, MoveList, PieceType, Position};
+use crate::eval::network::{Accumulator, Network};
 use crate::eval::{evaluate_cached, PawnCache};
 use crate::recognize::Wanted;
 use once_cell::sync::Lazy;
@@ -55,6 +58,10 @@ struct PlyMoves {
 
 pub(crate) struct Worker<'a> {
     stack: Vec<PlyMoves>,
+    /// The network, when it evaluates, and its accumulator of each ply, updated as moves are
+    /// made; without it, the hand-written evaluation and its pawn cache.
+    network: Option<&'a Network>,
+    accumulators: Vec<Accumulator>,
     pawns: PawnCache,
     knowledge: Knowledge,
     shared: &'a Shared<'a>,
@@ -79,7 +86,17 @@ impl<'a> Worker<'a> {
         root_moves: Vec<RootMove>,
         id: usize,
     ) -> Worker<'a> {
+        let network = shared.network.as_deref();
+        let mut accumulators = Vec::new();
+        if let Some(net) = network {
+            accumulators = (0..MAX_PLY + 2)
+                .map(|_| Accumulator::new(net.hidden()))
+                .collect();
+            net.refresh(&pos, &mut accumulators[0]);
+        }
         Worker {
+            network,
+            accumulators,
             pawns: PawnCache::new(),
             knowledge: Knowledge::new(
                 shared.blockage_detection,
@@ -136,6 +153,36 @@ impl<'a> Worker<'a> {
                 self.shared.check_limits(0);
             }
             self.stop = self.shared.control.stopped();
+        }
+    }
+
+    /// Makes move `m` at `ply`, bringing the next ply's accumulator up to date.
+    #[inline]
+    fn make_move(&mut self, m: Move, ply: usize) {
+        if let Some(net) = self.network {
+            let (parents, children) = self.accumulators.split_at_mut(ply + 1);
+            net.update(&parents[ply], &mut children[0], &self.pos, m);
+        }
+        self.pos.make_move(m);
+    }
+
+    fn make_null(&mut self, ply: usize) {
+        if self.network.is_some() {
+            let (parents, children) = self.accumulators.split_at_mut(ply + 1);
+            Network::copy(&parents[ply], &mut children[0]);
+        }
+        self.pos.make_null();
+    }
+
+    /// The static evaluation at `ply`, below every table win and mate score.
+    #[inline]
+    fn evaluate(&mut self, ply: usize) -> Value {
+        const LIMIT: Value = TB_WIN - MAX_PLY as Value - 1;
+        match self.network {
+            Some(net) => net
+                .evaluate_accumulated(&self.accumulators[ply], self.pos.side_to_move())
+                .clamp(-LIMIT, LIMIT),
+            None => evaluate_cached(&self.pos, &mut self.pawns),
         }
     }
 
@@ -275,7 +322,7 @@ impl<'a> Worker<'a> {
         let mut best = -INFINITE;
         for i in pv_idx..self.root_moves.len() {
             let m = self.root_moves[i].mv;
-            self.pos.make_move(m);
+            self.make_move(m, 0);
             let new_depth = depth - 1 + self.pos.in_check() as i32;
             let mut score;
             if i == pv_idx {
@@ -391,11 +438,7 @@ impl<'a> Worker<'a> {
             return DRAW;
         }
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                evaluate_cached(&self.pos, &mut self.pawns)
-            };
+            return if in_check { DRAW } else { self.evaluate(ply) };
         }
         // Mate-distance pruning: no line from here can beat a shorter mate already found.
         alpha = alpha.max(mated_in(ply));
@@ -438,7 +481,7 @@ impl<'a> Worker<'a> {
         let eval = if in_check {
             -INFINITE
         } else {
-            tt.map_or_else(|| evaluate_cached(&self.pos, &mut self.pawns), |e| e.eval)
+            tt.map_or_else(|| self.evaluate(ply), |e| e.eval)
         };
         self.evals[ply] = eval;
         let improving = !in_check && ply >= 2 && eval > self.evals[ply - 2];
@@ -458,7 +501,7 @@ impl<'a> Worker<'a> {
                 && self.pos.last_move().is_some()
             {
                 let r = 3 + depth / 4 + ((eval - beta) / 200).min(3);
-                self.pos.make_null();
+                self.make_null(ply);
                 let v = -self.search::<false>(-beta, -beta + 1, depth - r, ply + 1);
                 self.pos.unmake_null();
                 if self.stop {
@@ -519,7 +562,7 @@ impl<'a> Worker<'a> {
                     continue;
                 }
             }
-            self.pos.make_move(m);
+            self.make_move(m, ply);
             let gives_check = self.pos.in_check();
             // Check extension, bounded so that perpetual checks cannot blow up the tree.
             let extension = (gives_check && (ply as i32) < 2 * self.root_depth) as i32;
@@ -636,11 +679,7 @@ impl<'a> Worker<'a> {
         self.seldepth = self.seldepth.max(ply);
         let in_check = self.pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check {
-                DRAW
-            } else {
-                evaluate_cached(&self.pos, &mut self.pawns)
-            };
+            return if in_check { DRAW } else { self.evaluate(ply) };
         }
         let after_capture = horizon && self.pos.last_captured().is_some();
         let (lo, hi) = match self.known_bounds(alpha, beta, ply, 0, after_capture) {
@@ -675,7 +714,7 @@ impl<'a> Worker<'a> {
         let eval = if in_check {
             -INFINITE
         } else {
-            let e = tt.map_or_else(|| evaluate_cached(&self.pos, &mut self.pawns), |e| e.eval);
+            let e = tt.map_or_else(|| self.evaluate(ply), |e| e.eval);
             if e >= beta {
                 return e;
             }
@@ -713,7 +752,7 @@ impl<'a> Worker<'a> {
             if !in_check && !see_ge(&self.pos, m, 0) {
                 continue;
             }
-            self.pos.make_move(m);
+            self.make_move(m, ply);
             let score = -self.qsearch::<PV>(-beta, -alpha, ply + 1, false);
             self.pos.unmake_move();
             if self.stop {

@@ -19,6 +19,7 @@
 use super::record::{GameResult, Record, RECORD_BYTES};
 use crate::chess::{legal_moves, Color, Position};
 use crate::egtb::{Tablebases, Wdl};
+use crate::eval::network::Network;
 use crate::search::{Control, Engine, Limits, MATE_BOUND};
 use fastrand::Rng;
 use std::collections::BTreeMap;
@@ -40,6 +41,8 @@ pub struct DatagenArgs {
     pub random_plies: usize,
     pub seed: u64,
     pub threads: usize,
+    /// The network that evaluates (None: the hand-written evaluation).
+    pub network: Option<Arc<Network>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +79,12 @@ struct Fingerprint {
     nodes: u64,
     random_plies: usize,
     openings: u64,
+    /// "hand-written", or "network" and the network's checksum.
+    evaluation: String,
 }
+
+/// The evaluation of files made before networks existed.
+const HAND_WRITTEN: &str = "hand-written";
 
 const MAGIC: &str = "fortress datagen 1";
 
@@ -104,6 +112,9 @@ pub fn run(
         nodes: args.nodes,
         random_plies: args.random_plies,
         openings: openings_fingerprint(openings),
+        evaluation: args.network.as_ref().map_or(HAND_WRITTEN.to_string(), |n| {
+            format!("network-{:016x}", n.checksum())
+        }),
     };
     let (mut file, mut done) = open(&args.out, &print)?;
     let first = done.games;
@@ -117,6 +128,10 @@ pub fn run(
             scope.spawn(move || {
                 let mut engine = Engine::new(16);
                 engine.threads = 1;
+                if let Some(net) = &args.network {
+                    engine.network = net.clone();
+                    engine.use_network = true;
+                }
                 let mut reader = tables.as_ref().map(|t| t.reader());
                 engine.tables = tables;
                 loop {
@@ -230,11 +245,12 @@ fn checkpoint(
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
     let text = format!(
-        "{MAGIC}\nseed {}\nnodes {}\nrandom_plies {}\nopenings {:016x}\ngames {}\npositions {}\nresults {} {} {}\ntable_games {}\n",
+        "{MAGIC}\nseed {}\nnodes {}\nrandom_plies {}\nopenings {:016x}\nevaluation {}\ngames {}\npositions {}\nresults {} {} {}\ntable_games {}\n",
         print.seed,
         print.nodes,
         print.random_plies,
         print.openings,
+        print.evaluation,
         done.games,
         done.positions,
         done.results[0],
@@ -289,6 +305,14 @@ fn parse_progress(text: &str, print: &Fingerprint) -> Result<Progress, ParseErro
     same("nodes", print.nodes.to_string())?;
     same("random_plies", print.random_plies.to_string())?;
     same("openings", format!("{:016x}", print.openings))?;
+    let evaluation = fields.get("evaluation").copied().unwrap_or(HAND_WRITTEN);
+    if evaluation != print.evaluation {
+        return Err(ParseError::Mismatch(
+            "evaluation",
+            evaluation.to_string(),
+            print.evaluation.clone(),
+        ));
+    }
     let results: Vec<u64> = field("results")?
         .split(' ')
         .map(|s| number("results", s))

@@ -10,8 +10,8 @@
 //! each epoch, for the float weights and for the integer network that is written.
 
 use super::record::{Record, RECORD_BYTES};
-use crate::chess::Color;
-use crate::eval::network::{feature, Network, INPUTS, QA, QB};
+use crate::chess::{Color, Square};
+use crate::eval::network::{feature, Network, INPUTS, OUTPUT_LIMIT, QA, QB};
 use rayon::prelude::*;
 use std::path::PathBuf;
 
@@ -26,12 +26,14 @@ pub struct TrainArgs {
     pub wdl: f32,
     pub validation: f64,
     pub seed: u64,
+    /// Whether each training position is also used mirrored left to right.
+    pub mirror: bool,
 }
 
 /// Parts of a batch whose gradients are summed in a fixed order.
 const CHUNKS: usize = 8;
 /// The output weights' bound, so that their integer form fits `QB` scaled i16 arithmetic.
-const OUTPUT_BOUND: f32 = 127.0 / QB as f32;
+const OUTPUT_BOUND: f32 = OUTPUT_LIMIT as f32 / QB as f32;
 /// The hidden weights' bound.
 const HIDDEN_BOUND: f32 = 32_000.0 / QA as f32;
 
@@ -43,11 +45,13 @@ struct Sample {
 }
 
 impl Sample {
-    fn of(r: &Record, wdl: f32) -> Sample {
+    /// Record `r`'s position, mirrored left to right if `mirror`.
+    fn of(r: &Record, wdl: f32, mirror: bool) -> Sample {
         let stm = r.side_to_move;
         let mut features = [[0u16; 32]; 2];
         let mut count = 0;
         for (sq, piece) in r.men() {
+            let sq = if mirror { Square(sq.0 ^ 7) } else { sq };
             features[0][count] = feature(stm, piece, sq) as u16;
             features[1][count] = feature(!stm, piece, sq) as u16;
             count += 1;
@@ -237,8 +241,19 @@ pub fn run(args: &TrainArgs, on_epoch: &mut dyn FnMut(&EpochReport)) -> Result<N
             records.len()
         ));
     }
-    let samples: Vec<Sample> = train.iter().map(|r| Sample::of(r, args.wdl)).collect();
-    let held_out: Vec<Sample> = valid.iter().map(|r| Sample::of(r, args.wdl)).collect();
+    let mirrors: &[bool] = if args.mirror {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    let samples: Vec<Sample> = train
+        .iter()
+        .flat_map(|r| mirrors.iter().map(|&m| Sample::of(r, args.wdl, m)))
+        .collect();
+    let held_out: Vec<Sample> = valid
+        .iter()
+        .map(|r| Sample::of(r, args.wdl, false))
+        .collect();
     let positions: Vec<_> = valid
         .iter()
         .map(|r| r.position().map_err(|e| e.to_string()))

@@ -7,6 +7,7 @@ use crate::chess::{parse_uci_move, Position};
 use crate::egtb::background::Background;
 use crate::egtb::probe::{default_dir, split_path, Tablebases};
 use crate::egtb::syzygy::{self, Syzygy};
+use crate::eval::network::Network;
 use crate::memory::{self, OutOfMemory};
 use crate::search::{self, Control, Engine, Limits, Report, SyzygyUse, THREAD_MEMORY_BYTES};
 use std::io::{BufRead, Write};
@@ -54,6 +55,13 @@ fn option_list() -> Vec<(&'static str, OptionKind)> {
             },
         ),
         ("BlockageDetection", OptionKind::Check { default: true }),
+        ("Use NNUE", OptionKind::Check { default: false }),
+        (
+            "EvalFile",
+            OptionKind::String {
+                default: BUILT_IN_NETWORK.to_string(),
+            },
+        ),
         (
             "NalimovPath",
             OptionKind::String {
@@ -112,6 +120,9 @@ fn thread_memory(threads: usize, cache_bytes: usize) -> Result<(), OutOfMemory> 
 }
 
 const DEFAULT_HASH_MB: usize = 16;
+
+/// `EvalFile`'s value for the network built into the binary.
+const BUILT_IN_NETWORK: &str = "<built-in>";
 
 const DEFAULT_OVERHEAD_MS: u64 = 10;
 
@@ -320,6 +331,25 @@ impl Session {
                 Ok(())
             }
             "BlockageDetection" => boolean(value).map(|b| engine.blockage_detection = b),
+            "Use NNUE" => boolean(value).map(|b| engine.use_network = b),
+            "EvalFile" => match value.map(str::trim) {
+                None | Some("") | Some(BUILT_IN_NETWORK) => {
+                    engine.network = Network::built_in();
+                    Ok(())
+                }
+                Some(path) => Network::load(std::path::Path::new(path))
+                    .map(|net| {
+                        say(
+                            &self.out,
+                            &format!(
+                                "info string EvalFile: {path}, hidden layer {}",
+                                net.hidden()
+                            ),
+                        );
+                        engine.network = Arc::new(net);
+                    })
+                    .map_err(|e| format!("EvalFile: {e}; the network in use is kept")),
+            },
             "NalimovPath" => {
                 let dirs = split_path(value.unwrap_or(""));
                 self.tables.set_path(dirs);
