@@ -29,7 +29,7 @@ pub fn positions() -> Vec<Position> {
 
 /// Runs the bench; `progress` gets each position's index, FEN and node count.
 pub fn run(depth: u32, progress: &mut dyn FnMut(usize, &str, u64)) -> BenchResult {
-    run_with(depth, None, None, None, progress)
+    run_with(depth, None, None, Some(Network::built_in()), progress)
 }
 
 /// The bench with endgame tables probed in the search (`engine bench --dir DIRS`) and Syzygy
@@ -43,9 +43,9 @@ pub fn run_with(
 ) -> BenchResult {
     let mut engine = Engine::new(HASH_MB);
     engine.threads = 1;
-    if let Some(net) = network {
-        engine.network = net;
-        engine.use_network = true;
+    match network {
+        Some(net) => engine.network = net,
+        None => engine.use_network = false,
     }
     engine.tables = tables;
     engine.syzygy = syzygy;

@@ -33,10 +33,9 @@ pub struct DatagenCli {
     /// (default: the engine's table directory, if it exists).
     #[arg(long)]
     tables: Option<String>,
-    /// Evaluate with a network: `built-in`, or a network file (default: the hand-written
-    /// evaluation).
-    #[arg(long)]
-    network: Option<String>,
+    /// The evaluation: `built-in` (the network built in), `hand-written`, or a network file.
+    #[arg(long, default_value = "built-in")]
+    network: String,
 }
 
 pub fn run(cli: &DatagenCli) -> ExitCode {
@@ -76,7 +75,7 @@ pub fn run(cli: &DatagenCli) -> ExitCode {
     if threads == 0 {
         return fail("--threads must be at least 1".into());
     }
-    let network = match super::network_arg(cli.network.as_deref()) {
+    let network = match super::network_arg(&cli.network) {
         Ok(n) => n,
         Err(e) => return fail(format!("--network: {e}")),
     };

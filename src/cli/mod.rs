@@ -51,10 +51,10 @@ enum Command {
         /// paths) during the bench, with the UCI options' defaults.
         #[arg(long)]
         syzygy: Option<String>,
-        /// Evaluate with a network: `built-in`, or a network file (default: the hand-written
-        /// evaluation, as the UCI option `Use NNUE` defaults to).
-        #[arg(long)]
-        network: Option<String>,
+        /// The evaluation: `built-in` (the network built in, as the UCI options default to),
+        /// `hand-written`, or a network file.
+        #[arg(long, default_value = "built-in")]
+        network: String,
     },
     /// Table values of a position and its moves, and the move SZ°Z50Z picks.
     Probe(probe::ProbeArgs),
@@ -113,7 +113,7 @@ pub fn main() -> ExitCode {
             dir,
             syzygy,
             network,
-        }) => match network_arg(network.as_deref()) {
+        }) => match network_arg(&network) {
             Ok(network) => run_bench(depth, dir.as_deref(), syzygy.as_deref(), network),
             Err(e) => {
                 eprintln!("error: --network: {e}");
@@ -173,12 +173,12 @@ fn run_perft(depth: u32, fen: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The network `--network` names: `built-in`, or a file.
-fn network_arg(arg: Option<&str>) -> Result<Option<Arc<Network>>, String> {
+/// The evaluation `--network` names: `built-in`, `hand-written` (None), or a network file.
+fn network_arg(arg: &str) -> Result<Option<Arc<Network>>, String> {
     match arg {
-        None => Ok(None),
-        Some("built-in") => Ok(Some(Network::built_in())),
-        Some(path) => Network::load(std::path::Path::new(path)).map(|n| Some(Arc::new(n))),
+        "built-in" => Ok(Some(Network::built_in())),
+        "hand-written" => Ok(None),
+        path => Network::load(std::path::Path::new(path)).map(|n| Some(Arc::new(n))),
     }
 }
 

@@ -206,7 +206,7 @@ impl Engine {
             move_overhead_ms: 10,
             blockage_detection: true,
             network: Network::built_in(),
-            use_network: false,
+            use_network: true,
             tables: None,
             syzygy: None,
         }

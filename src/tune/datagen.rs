@@ -128,9 +128,9 @@ pub fn run(
             scope.spawn(move || {
                 let mut engine = Engine::new(16);
                 engine.threads = 1;
-                if let Some(net) = &args.network {
-                    engine.network = net.clone();
-                    engine.use_network = true;
+                match &args.network {
+                    Some(net) => engine.network = net.clone(),
+                    None => engine.use_network = false,
                 }
                 let mut reader = tables.as_ref().map(|t| t.reader());
                 engine.tables = tables;

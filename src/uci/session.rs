@@ -55,7 +55,7 @@ fn option_list() -> Vec<(&'static str, OptionKind)> {
             },
         ),
         ("BlockageDetection", OptionKind::Check { default: true }),
-        ("Use NNUE", OptionKind::Check { default: false }),
+        ("Use NNUE", OptionKind::Check { default: true }),
         (
             "EvalFile",
             OptionKind::String {
