@@ -96,6 +96,11 @@ pub fn check(bytes: u64) -> Result<(), OutOfMemory> {
     check_against(bytes, available_bytes())
 }
 
+/// Bytes that `check` would grant now (None where the available memory is not known).
+pub fn usable_bytes() -> Option<u64> {
+    available_bytes().map(usable)
+}
+
 /// What may be taken of `available` bytes: an eighth stays for everything else.
 fn usable(available: u64) -> u64 {
     available - available / 8
@@ -149,6 +154,8 @@ pub unsafe trait Zeroable {}
 unsafe impl Zeroable for u32 {}
 // SAFETY: as above.
 unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}
+// SAFETY: as above.
+unsafe impl Zeroable for std::sync::atomic::AtomicU8 {}
 
 /// A zeroed array for tables of gigabytes read at random (the generator's bitmaps, the
 /// verifier's packed values). It is an anonymous mapping that asks the kernel for 2 MiB pages

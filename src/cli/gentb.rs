@@ -4,7 +4,7 @@
 
 use crate::egtb::generate::{
     build_endgame, build_or_keep, check_resources, needs_build, plan, progress_style, table8,
-    verify_endgame, GenError, GenOptions, TableSummary,
+    verify_endgame, Counting, GenError, GenOptions, TableSummary,
 };
 use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
@@ -43,6 +43,10 @@ pub struct GentbArgs {
     /// memory, about twice the time (for benchmarks and comparisons).
     #[arg(long)]
     pub bitmaps: bool,
+    /// Solve in bitmaps without un-move counters, by Thompson's checks alone, as the largest
+    /// six-man endgames are solved (for comparisons).
+    #[arg(long)]
+    pub no_counters: bool,
     /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.
     #[arg(long, conflicts_with_all = ["verify", "men"])]
     pub bench: bool,
@@ -143,6 +147,11 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         force: args.force,
         verify: !args.no_verify,
         bitmaps: args.bitmaps,
+        counting: if args.no_counters {
+            Counting::Off
+        } else {
+            Counting::WhereMemoryAllows
+        },
         ..GenOptions::new(&dir)
     };
     if args.bench {

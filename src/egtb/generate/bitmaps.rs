@@ -2,8 +2,8 @@
 //! for endgames whose working values do not fit in memory (six men: up to 21 G entries).
 //!
 //! Per half four bits an entry, in one cache line (`Bits`): won, lost, and the frontiers of
-//! the pass (resolved at depth n, and at n + 1). No value, no un-move counter and no pending
-//! capture value is held per entry:
+//! the pass (resolved at depth n, and at n + 1). No value and no pending capture value is
+//! held per entry, and an un-move counter only where the memory allows:
 //! - a capture's value comes from the sub-table, so the sub-table's positions resolved at
 //!   depth d (DTM: its own depth in plies; DTZ and DTZ50: 0, a capture zeroes) join the
 //!   frontier of pass d: un-captures from them (`moves::for_each_uncapture`) reach this
@@ -11,6 +11,12 @@
 //! - a predecessor of a loss is a win at the next depth; a predecessor of a win is a candidate,
 //!   lost once every move leads to a win resolved no deeper than n: Thompson's forward check
 //!   (`all_moves_lose`), in the successors' bits and, for captures, the sub-tables;
+//! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
+//!   checks for 16 M losses). Where a byte an entry fits beside the bitmaps under 16 GiB
+//!   (`Counting`), a half keeps a counter of the quiet moves not yet known to lose, as the
+//!   values solver does, and an entry becomes a candidate only when it falls to zero; only its
+//!   captures are then checked (KBBKN: 22 M checks). KRBKNN has room for one half (the side
+//!   with less material, which does most of the losing), KQRKBN for none;
 //! - a later solve of the endgame knows which entries the first lost (`BitmapSolver::earlier`)
 //!   and makes no other a candidate;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
@@ -25,8 +31,8 @@
 use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
 use super::moves::{
-    for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
-    in_check, Legality, MoveClass,
+    count_inner_moves, for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set,
+    for_each_uncapture, in_check, Legality, MoveClass,
 };
 use super::solve::{for_each_pred, loss, to_file_value, win, SubTables, CODE_DRAW, RULE50_PLIES};
 use super::GenError;
@@ -39,7 +45,7 @@ use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 /// `P` bitmaps of one bit per entry (the planes), interleaved by word: word k of every plane
 /// lies in one group of `P` words, so that the bits of an entry share a cache line (P = 4:
@@ -193,6 +199,9 @@ fn prefetch<T>(x: &T) {
 struct Reached<'a> {
     bits: &'a [HalfBits; 2],
     cand: &'a Bits<1>,
+    counters: &'a Counters,
+    /// Are the entries reached by un-captures from a sub-table (which no counter counts)?
+    seeding: bool,
     /// Do the entries held reach a loss?
     to_loss: bool,
     entries: [(Half, u64); REACHED],
@@ -204,10 +213,17 @@ struct Reached<'a> {
 const REACHED: usize = 128;
 
 impl<'a> Reached<'a> {
-    fn new(bits: &'a [HalfBits; 2], cand: &'a Bits<1>) -> Reached<'a> {
+    fn new(
+        bits: &'a [HalfBits; 2],
+        cand: &'a Bits<1>,
+        counters: &'a Counters,
+        seeding: bool,
+    ) -> Reached<'a> {
         Reached {
             bits,
             cand,
+            counters,
+            seeding,
             to_loss: false,
             entries: [(Half::Wtm, 0); REACHED],
             count: 0,
@@ -235,6 +251,9 @@ impl<'a> Reached<'a> {
                 l.prefetch(i);
             }
             self.cand.prefetch(i);
+            if let Some(c) = &self.counters[h as usize] {
+                prefetch(&c[i as usize]);
+            }
         }
         self.entries[self.count] = (h, i);
         self.count += 1;
@@ -245,7 +264,7 @@ impl<'a> Reached<'a> {
     fn flush(&mut self) -> u64 {
         let mut done = 0;
         for &(h, i) in &self.entries[..self.count] {
-            done += reach(self.bits, self.cand, h, i, self.to_loss) as u64;
+            done += reach(self, h, i) as u64;
         }
         self.count = 0;
         done
@@ -454,6 +473,35 @@ pub struct BitmapSolver<'a> {
     /// DTZ50 turns some losses into draws): no other entry is ever a candidate, so the passes
     /// check no drawn or won entry move by move, as they do for DTM, again and again.
     pub earlier: Option<&'a Resolved>,
+    /// Which halves keep an un-move counter (a byte) per entry (`counters`).
+    pub counting: Counting,
+}
+
+/// Which halves of a bitmap solve keep un-move counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counting {
+    /// As many as fit beside the solve under `MEMORY_CAP`.
+    WhereMemoryAllows,
+    /// None: Thompson's checks alone, as in the largest endgames.
+    Off,
+    /// This half only, if it fits (for tests of a solve that mixes the two).
+    Only(Half),
+}
+
+/// Anonymous memory a bitmap build may take: the counters are added only below it.
+const MEMORY_CAP: u64 = 16 << 30;
+
+/// Standard material values of the side to move of `h`, to guess which side loses.
+fn side_value(material: &Material, h: Half) -> u32 {
+    [
+        (PieceType::Queen, 9),
+        (PieceType::Rook, 5),
+        (PieceType::Bishop, 3),
+        (PieceType::Knight, 3),
+    ]
+    .iter()
+    .map(|&(kind, v)| v * material.count(h.stm(), kind) as u32)
+    .sum()
 }
 
 impl BitmapSolver<'_> {
@@ -466,6 +514,37 @@ impl BitmapSolver<'_> {
             Outcome::Loss(k) => Some((if zero { 0 } else { 2 * k }, false)),
             _ => None,
         }
+    }
+
+    /// Un-move counters for the halves that fit beside the solve under `MEMORY_CAP`, the half
+    /// of the side with less material first (it has the most losses, and so the most
+    /// candidates). Without a counter, a predecessor of a win is checked move by move each time
+    /// one of its successors is won (KBBKN's DTM: 125 M checks for 16 M losses); with one, only
+    /// when its last quiet move is found to lose.
+    fn counters(&self, bits: &[HalfBits; 2]) -> Counters {
+        let mut out: Counters = [None, None];
+        if self.counting == Counting::Off {
+            return out;
+        }
+        // The bitmaps are allocated but mostly not yet touched: the memory available now
+        // still counts them, so they are taken off it here.
+        let cap = crate::memory::usable_bytes().map_or(MEMORY_CAP, |u| u.min(MEMORY_CAP));
+        let mut room = cap.saturating_sub(memory_bytes(self.layout, &self.material));
+        let mut halves = Half::BOTH;
+        halves.sort_by_key(|&h| (side_value(&self.material, h), h != Half::Btm));
+        for h in halves {
+            if matches!(self.counting, Counting::Only(only) if only != h) {
+                continue;
+            }
+            let size = bits[h as usize].bits.plane_words as u64 * 64;
+            if size <= room {
+                if let Ok(c) = HugeArray::zeroed(size as usize) {
+                    out[h as usize] = Some(c);
+                    room -= size;
+                }
+            }
+        }
+        out
     }
 
     fn seeds(&self) -> Result<Vec<Seeds>, GenError> {
@@ -570,31 +649,45 @@ impl BitmapSolver<'_> {
             }
         }
 
-        // Depth 0: the mates.
+        let counters = self.counters(&bits);
+
+        // Depth 0: the mates, and the counters' start (an entry that cannot be lost needs
+        // none).
         let resolved = AtomicU64::new(0);
         for h in Half::BOTH {
             let b = &bits[h as usize];
+            let count = counters[h as usize].as_ref();
             let mated = |idx: u64| {
                 b.bits.set(LOST, idx);
                 b.bits.set(b.now, idx);
                 resolved.fetch_add(1, Relaxed);
             };
-            if let Some(earlier) = self.earlier {
-                earlier.log.for_each_at_depth(h, 0, mated).map_err(io)?;
-            } else {
+            let scan = |f: &(dyn Fn(u64, &TbPosition) + Sync)| {
                 let size = layout.size(h);
                 (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                    layout.scan(
-                        h,
-                        c * CHUNK..((c + 1) * CHUNK).min(size),
-                        &|idx: u64, pos: Option<&TbPosition>| {
-                            if let Some(pos) = pos {
-                                if in_check(pos) && for_each_move(pos, |_, _| false) {
-                                    mated(idx);
-                                }
-                            }
-                        },
-                    );
+                    layout.scan(h, c * CHUNK..((c + 1) * CHUNK).min(size), |idx, pos| {
+                        if let Some(pos) = pos {
+                            f(idx, pos);
+                        }
+                    });
+                });
+            };
+            if let Some(earlier) = self.earlier {
+                earlier.log.for_each_at_depth(h, 0, mated).map_err(io)?;
+                if let Some(count) = count {
+                    scan(&|idx, pos| {
+                        if b.losable(idx) && !b.bits.get(LOST, idx) {
+                            count[idx as usize].store(quiet_arrivals(layout, pos), Relaxed);
+                        }
+                    });
+                }
+            } else {
+                scan(&|idx, pos| {
+                    if in_check(pos) && for_each_move(pos, |_, _| false) {
+                        mated(idx);
+                    } else if let Some(count) = count {
+                        count[idx as usize].store(quiet_arrivals(layout, pos), Relaxed);
+                    }
                 });
             }
             log.append(h, 0, b.bits.plane(b.now)).map_err(io)?;
@@ -625,11 +718,11 @@ impl BitmapSolver<'_> {
                 // Y = the side to move of `h`: its positions at depth n, in this table and in
                 // the sub-tables its opponent captures into. Predecessors of losses are won
                 // at once; those of wins are checked once each, after all are marked.
-                self.frontier(&bits, &cand, h, &won);
+                self.frontier(&bits, &cand, &counters, h, &won);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
-                    self.seed(&bits, &cand, s, n, &won);
+                    self.seed(&bits, &cand, &counters, s, n, &won);
                 }
-                self.check_candidates(&bits, &cand, h, n, &lost);
+                self.check_candidates(&bits, &cand, &counters, h, n, &lost);
             }
             for b in bits.iter_mut() {
                 b.now = b.next();
@@ -650,7 +743,7 @@ impl BitmapSolver<'_> {
         }
         // The won bits go to the log too: the values are put together after later solves,
         // which need the memory.
-        drop(cand);
+        drop((cand, counters));
         for h in Half::BOTH {
             let b = &bits[h as usize].bits;
             log.append_won(h, b.plane(WON)).map_err(io)?;
@@ -664,9 +757,16 @@ impl BitmapSolver<'_> {
     }
 
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared).
-    fn frontier(&self, bits: &[HalfBits; 2], cand: &Bits<1>, h: Half, fresh: &AtomicU64) {
+    fn frontier(
+        &self,
+        bits: &[HalfBits; 2],
+        cand: &Bits<1>,
+        counters: &Counters,
+        h: Half,
+        fresh: &AtomicU64,
+    ) {
         let b = &bits[h as usize];
-        let init = || Reached::new(bits, cand);
+        let init = || Reached::new(bits, cand, counters, false);
         let done = b.bits.drain(b.now, init, |reached, idx| {
             let pos = self.layout.decode_valid(h, idx);
             reached.start(b.bits.get(LOST, idx));
@@ -680,7 +780,15 @@ impl BitmapSolver<'_> {
     }
 
     /// Pass n for the sub-table positions of `s` at depth n: their un-captures.
-    fn seed(&self, bits: &[HalfBits; 2], cand: &Bits<1>, s: &Seeds, n: u16, fresh: &AtomicU64) {
+    fn seed(
+        &self,
+        bits: &[HalfBits; 2],
+        cand: &Bits<1>,
+        counters: &Counters,
+        s: &Seeds,
+        n: u16,
+        fresh: &AtomicU64,
+    ) {
         let Some(range) = s.starts.get(n as usize..=n as usize + 1) else {
             return;
         };
@@ -689,7 +797,7 @@ impl BitmapSolver<'_> {
             .par_chunks(1 << 10)
             .for_each(|chunk| {
                 let mut done = 0;
-                let mut reached = Reached::new(bits, cand);
+                let mut reached = Reached::new(bits, cand, counters, true);
                 for &e in chunk {
                     let idx = (e & !Y_WINS) as u64;
                     // Files that leave broken entries unmarked give them a neighbour's value.
@@ -717,12 +825,15 @@ impl BitmapSolver<'_> {
         &self,
         bits: &[HalfBits; 2],
         cand: &Bits<1>,
+        counters: &Counters,
         h: Half,
         n: u16,
         fresh: &AtomicU64,
     ) {
         let ph = Half::of(!h.stm());
         let b = &bits[ph as usize];
+        // A candidate of a half with counters has no quiet move left that does not lose.
+        let quiet_lose = counters[ph as usize].is_some();
         let done = cand.drain(
             0,
             || (),
@@ -732,7 +843,7 @@ impl BitmapSolver<'_> {
                     return 0;
                 }
                 let pos = self.layout.decode_valid(ph, pi);
-                if !self.all_moves_lose(bits, pi, &pos, n) || !b.bits.set(LOST, pi) {
+                if !self.all_moves_lose(bits, pi, &pos, n, quiet_lose) || !b.bits.set(LOST, pi) {
                     return 0;
                 }
                 b.bits.set(b.next(), pi);
@@ -744,29 +855,37 @@ impl BitmapSolver<'_> {
 
     /// Does every move of `pos` (the entry `idx`) lead to a position its opponent wins,
     /// resolved no deeper than n? In-table successors first: their bits are cheaper than a
-    /// sub-table probe.
-    fn all_moves_lose(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition, n: u16) -> bool {
+    /// sub-table probe. With `quiet_lose` the quiet moves are known to (a counter's).
+    fn all_moves_lose(
+        &self,
+        bits: &[HalfBits; 2],
+        idx: u64,
+        pos: &TbPosition,
+        n: u16,
+        quiet_lose: bool,
+    ) -> bool {
         let mover = pos.stm;
         let sb = &bits[Half::of(!mover) as usize];
         let next = sb.next();
         let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
         let legal = Legality::of(pos);
-        let quiet = if self.layout.unmoves_by_squares(idx, pos) {
-            for_each_quiet_set(pos, &legal, |kind, from, tos| {
-                let mut all = true;
-                self.layout
-                    .succ_entries(idx, pos, kind, from, tos, |i| all &= won(i));
-                all
-            })
-        } else {
-            for_each_quiet(pos, |succ, kind| {
-                let (_, i) = self
-                    .layout
-                    .encode_move(idx, pos, succ, kind)
-                    .expect("legal successor has an entry");
-                won(i)
-            })
-        };
+        let quiet = quiet_lose
+            || if self.layout.unmoves_by_squares(idx, pos) {
+                for_each_quiet_set(pos, &legal, |kind, from, tos| {
+                    let mut all = true;
+                    self.layout
+                        .succ_entries(idx, pos, kind, from, tos, |i| all &= won(i));
+                    all
+                })
+            } else {
+                for_each_quiet(pos, |succ, kind| {
+                    let (_, i) = self
+                        .layout
+                        .encode_move(idx, pos, succ, kind)
+                        .expect("legal successor has an entry");
+                    won(i)
+                })
+            };
         quiet
             && for_each_conversion(pos, &legal, |succ, class| {
                 let MoveClass::Convert { captured, promoted } = class else {
@@ -781,21 +900,58 @@ impl BitmapSolver<'_> {
 }
 
 /// Entry `pi` of half `ph` has a move to a position resolved at the pass's depth: won at
-/// once if that position is lost (`to_loss`; true if newly resolved), else marked a candidate.
+/// once if that position is lost (`to_loss`; true if newly resolved). Otherwise it is to be
+/// checked (a candidate): at once in a half without counters; in one with counters when this
+/// was its last quiet move not yet known to lose, or, reached from a sub-table, when none is
+/// left.
 #[inline]
-fn reach(bits: &[HalfBits; 2], cand: &Bits<1>, ph: Half, pi: u64, to_loss: bool) -> bool {
-    let b = &bits[ph as usize];
-    if to_loss {
+fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
+    let b = &r.bits[ph as usize];
+    if r.to_loss {
         if b.bits.get(LOST, pi) || !b.bits.set(WON, pi) {
             return false;
         }
         b.bits.set(b.next(), pi);
         return true;
     }
-    if b.bits.get2(WON, LOST, pi) == (false, false) && b.losable(pi) {
-        cand.set(0, pi);
+    if b.bits.get2(WON, LOST, pi) != (false, false) || !b.losable(pi) {
+        return false;
+    }
+    let last = match &r.counters[ph as usize] {
+        None => true,
+        Some(c) if r.seeding => c[pi as usize].load(Relaxed) == 0,
+        Some(c) => {
+            let left = c[pi as usize].fetch_sub(1, Relaxed);
+            debug_assert_ne!(left, 0, "more un-moves than moves into entry {pi}");
+            left == 1
+        }
+    };
+    if last {
+        r.cand.set(0, pi);
     }
     false
+}
+
+/// Per half, optionally, an un-move counter per entry (`BitmapSolver::counters`).
+type Counters = [Option<HugeArray<AtomicU8>>; 2];
+
+/// How many times un-moves from the successors of `pos` by its quiet moves reach it, made as
+/// `for_each_pred` makes them: its quiet moves, except near a long diagonal, where a successor
+/// that is its own mirror image is reached twice (orbit counting, as the values solver counts;
+/// Thompson 1996, Section 4).
+fn quiet_arrivals(layout: &Layout, pos: &TbPosition) -> u8 {
+    let n = if layout.no_symmetric_neighbours(pos) {
+        count_inner_moves(pos, &Legality::of(pos)).quiet
+    } else {
+        let mut reached = 0u32;
+        for_each_quiet(pos, |succ, _| {
+            reached += layout.stabiliser(succ) as u32;
+            true
+        });
+        reached / layout.stabiliser(pos) as u32
+    };
+    // Six men without pawns: at most 4 x 27 + 8 quiet moves, each reached at most twice.
+    u8::try_from(n).expect("un-move counter fits a byte")
 }
 
 /// One metric's values to put together (`assemble`): those of `resolved`.
@@ -858,11 +1014,17 @@ pub fn assemble<E: Send>(
     Ok(())
 }
 
+/// The codes of one segment of a log, and which (half, segment) they are, if any.
+type SegmentCodes = (Option<(Half, u64)>, Vec<u16>);
+
 /// One king block's values of every part (`assemble`), and what putting them together needs.
 struct BlockValues {
     /// Part p's values are the p-th of `parts` equal slices.
     values: Vec<TbValue>,
     codes: Vec<u16>,
+    /// Per part, the codes of the last log segment read, and which (half, segment) it was: a
+    /// segment holds many king runs of a small endgame (KQKR: 256), and is read once for all.
+    segments: Vec<SegmentCodes>,
     scratch: LogScratch,
     frames: FrameCache,
 }
@@ -872,6 +1034,7 @@ impl BlockValues {
         Ok(BlockValues {
             values: Vec::new(),
             codes: Vec::new(),
+            segments: Vec::new(),
             scratch: LogScratch::new()?,
             frames: FrameCache::default(),
         })
@@ -890,24 +1053,35 @@ impl BlockValues {
         let len = (block.end - block.start) as usize;
         self.values.clear();
         self.values.resize(n * len, TbValue::BROKEN);
+        self.segments
+            .resize_with(n, || (None, vec![CODE_DRAW; SEGMENT as usize]));
         for run in runs {
             let run_len = (run.end - run.start) as usize;
             self.codes.clear();
             self.codes.resize(n * run_len, CODE_DRAW);
             for (p, part) in parts.iter().enumerate() {
                 let codes = &mut self.codes[p * run_len..(p + 1) * run_len];
+                let (read, seg_codes) = &mut self.segments[p];
                 for seg in run.start / SEGMENT..run.end.div_ceil(SEGMENT) {
-                    part.resolved.log.for_each_resolved(
-                        h,
-                        seg,
-                        &mut self.scratch,
-                        |idx, d, is_won| {
-                            if run.contains(&idx) {
-                                codes[(idx - run.start) as usize] =
+                    if *read != Some((h, seg)) {
+                        seg_codes.fill(CODE_DRAW);
+                        let first = seg * SEGMENT;
+                        part.resolved.log.for_each_resolved(
+                            h,
+                            seg,
+                            &mut self.scratch,
+                            |idx, d, is_won| {
+                                seg_codes[(idx - first) as usize] =
                                     if is_won { win(d) } else { loss(d) };
-                            }
-                        },
-                    )?;
+                            },
+                        )?;
+                        *read = Some((h, seg));
+                    }
+                    let from = run.start.max(seg * SEGMENT);
+                    let to = run.end.min((seg + 1) * SEGMENT);
+                    codes[(from - run.start) as usize..(to - run.start) as usize].copy_from_slice(
+                        &seg_codes[(from - seg * SEGMENT) as usize..(to - seg * SEGMENT) as usize],
+                    );
                 }
             }
             let (values, codes, frames) = (&mut self.values, &self.codes, &mut self.frames);

@@ -16,8 +16,10 @@
 //!   entries logged to disk (`depth_log`, about 0.1 byte an entry per metric), so that
 //!   nothing of a solve stays in memory after it. DTM is solved first; DTZ and DTZ50 take its
 //!   mates and, in one more bit an entry, its losses: only those can be lost, so their passes
-//!   check no other entry move by move (KBBKN's DTZ: 22% less time). When the solves are
-//!   over, the values of the metrics are put together one Nalimov king block at a time (its
+//!   check no other entry move by move (KBBKN's DTZ: 22% less time). Where the memory
+//!   allows, a half also keeps an un-move counter (a byte) an entry, so that an entry is
+//!   checked only once its last quiet move is found to lose (`bitmaps::Counting`). When the
+//!   solves are over, the values of the metrics are put together one Nalimov king block at a time (its
 //!   entries are one run of the layout, the same kings), summed up and compressed straight
 //!   into the three files (`file::TableWriter`): an entry is decoded and numbered in
 //!   Nalimov's index once for all the metrics, and no half is held whole or staged on disk.
@@ -56,6 +58,7 @@ use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::staging::Staging;
 use crate::egtb::tables::EndgameTables;
+pub use bitmaps::Counting;
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
 pub use memory::peak_memory_bytes;
@@ -86,6 +89,8 @@ pub struct GenOptions {
     pub full_dtz50: bool,
     /// Solve pawnless endgames in bitmaps even where the values fit in memory (`uses_bitmaps`).
     pub bitmaps: bool,
+    /// Which halves of a bitmap solve keep un-move counters (default: where the memory allows).
+    pub counting: Counting,
 }
 
 impl GenOptions {
@@ -99,6 +104,7 @@ impl GenOptions {
             verify: true,
             full_dtz50: false,
             bitmaps: false,
+            counting: Counting::WhereMemoryAllows,
         }
     }
 
@@ -263,8 +269,15 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         }
     };
     if uses_bitmaps(&m, opts) {
-        let (halves, split_seconds, dtz50_method) =
-            build_by_bitmaps(&m, &subs, out, &layout, opts.full_dtz50, &progress)?;
+        let (halves, split_seconds, dtz50_method) = build_by_bitmaps(
+            &m,
+            &subs,
+            out,
+            &layout,
+            opts.full_dtz50,
+            opts.counting,
+            &progress,
+        )?;
         return finish(
             m,
             opts,
@@ -477,6 +490,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     out: &Path,
     layout: &Layout,
     full_dtz50: bool,
+    counting: Counting,
     progress: &dyn Fn(String) -> P,
 ) -> Result<Solved, GenError> {
     let start = Instant::now();
@@ -491,6 +505,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
             material: *m,
             metric,
             earlier,
+            counting,
         };
         solver.solve(&out.join(format!(".{}.log", metric.name())), &on_pass)
     };
