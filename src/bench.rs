@@ -43,10 +43,7 @@ pub fn run_with(
 ) -> BenchResult {
     let mut engine = Engine::new(HASH_MB);
     engine.threads = 1;
-    match network {
-        Some(net) => engine.network = net,
-        None => engine.use_network = false,
-    }
+    engine.evaluate_with(network);
     engine.tables = tables;
     engine.syzygy = syzygy;
     let limits = Limits {

@@ -219,6 +219,14 @@ impl Engine {
         Ok(())
     }
 
+    /// Evaluates with `network`, or with the hand-written evaluation if None.
+    pub fn evaluate_with(&mut self, network: Option<Arc<Network>>) {
+        self.use_network = network.is_some();
+        if let Some(net) = network {
+            self.network = net;
+        }
+    }
+
     pub fn hash_megabytes(&self) -> usize {
         self.tt.megabytes()
     }

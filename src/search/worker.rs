@@ -77,6 +77,8 @@ pub(crate) struct Worker<'a> {
     pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     root_depth: i32,
+    /// The first move of the last line reported for the best root move.
+    reported: Move,
 }
 
 impl<'a> Worker<'a> {
@@ -122,6 +124,7 @@ impl<'a> Worker<'a> {
             pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
             root_depth: 0,
+            reported: Move::NONE,
         }
     }
 
@@ -291,6 +294,13 @@ impl<'a> Worker<'a> {
             last_best = best;
             last_score = score;
         }
+        // A move that took the lead in an iteration cut short is played: its line is reported
+        // first, so that the last PV the GUI saw starts with the bestmove. Its score holds for
+        // it at that depth, but other moves were not searched: a lower bound.
+        let lead = &self.root_moves[0];
+        if main && self.stop && lead.mv != self.reported && lead.score != -INFINITE {
+            self.report_line(0, completed + 1, Bound::Lower, report);
+        }
         let rm = &self.root_moves[0];
         let score = if rm.score == -INFINITE {
             rm.previous_score
@@ -315,6 +325,9 @@ impl<'a> Worker<'a> {
             bound,
         );
         report(&r);
+        if i == 0 {
+            self.reported = rm.mv;
+        }
     }
 
     fn search_root(&mut self, depth: i32, mut alpha: Value, beta: Value, pv_idx: usize) -> Value {

@@ -128,10 +128,7 @@ pub fn run(
             scope.spawn(move || {
                 let mut engine = Engine::new(16);
                 engine.threads = 1;
-                match &args.network {
-                    Some(net) => engine.network = net.clone(),
-                    None => engine.use_network = false,
-                }
+                engine.evaluate_with(args.network.clone());
                 let mut reader = tables.as_ref().map(|t| t.reader());
                 engine.tables = tables;
                 loop {

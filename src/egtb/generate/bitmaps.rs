@@ -13,10 +13,13 @@
 //!   (`all_moves_lose`), in the successors' bits and, for captures, the sub-tables;
 //! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
 //!   checks for 16 M losses). Where a byte an entry fits beside the bitmaps under 16 GiB
-//!   (`Counting`), a half keeps a counter of the quiet moves not yet known to lose, as the
-//!   values solver does, and an entry becomes a candidate only when it falls to zero; only its
-//!   captures are then checked (KBBKN: 22 M checks). KRBKNN has room for one half (the side
-//!   with less material, which does most of the losing), KQRKBN for none;
+//!   (`Counting`), a half keeps a counter: the first check of an entry counts its quiet moves
+//!   not yet known to lose, each later win of a successor counts it down, and the entry is
+//!   checked again only when it reaches zero, and then only its captures. Counting every
+//!   entry's moves in a pass of its own before the solve cost more than it saved (KBBKNN);
+//!   counted at the first check, an entry that is never a candidate costs nothing. KRBKNN has
+//!   room for one half (the side with less material, which does most of the losing), KQRKBN
+//!   for none;
 //! - a later solve of the endgame knows which entries the first lost (`BitmapSolver::earlier`)
 //!   and makes no other a candidate;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
@@ -31,8 +34,8 @@
 use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
 use super::moves::{
-    count_inner_moves, for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set,
-    for_each_uncapture, in_check, Legality, MoveClass,
+    for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
+    in_check, Legality, MoveClass,
 };
 use super::solve::{for_each_pred, loss, to_file_value, win, SubTables, CODE_DRAW, RULE50_PLIES};
 use super::GenError;
@@ -651,43 +654,31 @@ impl BitmapSolver<'_> {
 
         let counters = self.counters(&bits);
 
-        // Depth 0: the mates, and the counters' start (an entry that cannot be lost needs
-        // none).
+        // Depth 0: the mates.
         let resolved = AtomicU64::new(0);
         for h in Half::BOTH {
             let b = &bits[h as usize];
-            let count = counters[h as usize].as_ref();
             let mated = |idx: u64| {
                 b.bits.set(LOST, idx);
                 b.bits.set(b.now, idx);
                 resolved.fetch_add(1, Relaxed);
             };
-            let scan = |f: &(dyn Fn(u64, &TbPosition) + Sync)| {
-                let size = layout.size(h);
-                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                    layout.scan(h, c * CHUNK..((c + 1) * CHUNK).min(size), |idx, pos| {
-                        if let Some(pos) = pos {
-                            f(idx, pos);
-                        }
-                    });
-                });
-            };
             if let Some(earlier) = self.earlier {
                 earlier.log.for_each_at_depth(h, 0, mated).map_err(io)?;
-                if let Some(count) = count {
-                    scan(&|idx, pos| {
-                        if b.losable(idx) && !b.bits.get(LOST, idx) {
-                            count[idx as usize].store(quiet_arrivals(layout, pos), Relaxed);
-                        }
-                    });
-                }
             } else {
-                scan(&|idx, pos| {
-                    if in_check(pos) && for_each_move(pos, |_, _| false) {
-                        mated(idx);
-                    } else if let Some(count) = count {
-                        count[idx as usize].store(quiet_arrivals(layout, pos), Relaxed);
-                    }
+                let size = layout.size(h);
+                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
+                    layout.scan(
+                        h,
+                        c * CHUNK..((c + 1) * CHUNK).min(size),
+                        &|idx: u64, pos: Option<&TbPosition>| {
+                            if let Some(pos) = pos {
+                                if in_check(pos) && for_each_move(pos, |_, _| false) {
+                                    mated(idx);
+                                }
+                            }
+                        },
+                    );
                 });
             }
             log.append(h, 0, b.bits.plane(b.now)).map_err(io)?;
@@ -832,8 +823,7 @@ impl BitmapSolver<'_> {
     ) {
         let ph = Half::of(!h.stm());
         let b = &bits[ph as usize];
-        // A candidate of a half with counters has no quiet move left that does not lose.
-        let quiet_lose = counters[ph as usize].is_some();
+        let counted = counters[ph as usize].as_ref();
         let done = cand.drain(
             0,
             || (),
@@ -843,7 +833,25 @@ impl BitmapSolver<'_> {
                     return 0;
                 }
                 let pos = self.layout.decode_valid(ph, pi);
-                if !self.all_moves_lose(bits, pi, &pos, n, quiet_lose) || !b.bits.set(LOST, pi) {
+                let lose = match counted.map(|c| (c, c[pi as usize].load(Relaxed))) {
+                    None | Some((_, UNCOUNTABLE)) => self.all_moves_lose(bits, pi, &pos, n, false),
+                    Some((c, NOT_COUNTED)) => {
+                        if self.layout.no_symmetric_neighbours(&pos) {
+                            // Counted once; later wins of its successors count it down.
+                            let open = self.quiet_not_lost(bits, pi, &pos);
+                            c[pi as usize].store(left(open), Relaxed);
+                            open == 0 && self.all_moves_lose(bits, pi, &pos, n, true)
+                        } else {
+                            c[pi as usize].store(UNCOUNTABLE, Relaxed);
+                            self.all_moves_lose(bits, pi, &pos, n, false)
+                        }
+                    }
+                    // Every quiet move loses: the captures decide.
+                    Some((_, count)) => {
+                        count == left(0) && self.all_moves_lose(bits, pi, &pos, n, true)
+                    }
+                };
+                if !lose || !b.bits.set(LOST, pi) {
                     return 0;
                 }
                 b.bits.set(b.next(), pi);
@@ -851,6 +859,48 @@ impl BitmapSolver<'_> {
             },
         );
         fresh.fetch_add(done, Relaxed);
+    }
+
+    /// Calls `f` with the entry of the successor of each quiet move of `pos` (the entry `idx`);
+    /// stops, once the moves of one man are done, if `f` returned false (and then returns
+    /// false).
+    fn quiet_entries(
+        &self,
+        idx: u64,
+        pos: &TbPosition,
+        legal: &Legality,
+        mut f: impl FnMut(u64) -> bool,
+    ) -> bool {
+        if self.layout.unmoves_by_squares(idx, pos) {
+            for_each_quiet_set(pos, legal, |kind, from, tos| {
+                let mut go_on = true;
+                self.layout
+                    .succ_entries(idx, pos, kind, from, tos, |i| go_on &= f(i));
+                go_on
+            })
+        } else {
+            for_each_quiet(pos, |succ, kind| {
+                let (_, i) = self
+                    .layout
+                    .encode_move(idx, pos, succ, kind)
+                    .expect("legal successor has an entry");
+                f(i)
+            })
+        }
+    }
+
+    /// How many quiet moves of `pos` (the entry `idx`, every stabiliser 1) do not lead to a
+    /// position its opponent wins, resolved no deeper than the pass (in this pass, the plane of
+    /// depth n + 1 holds every later win).
+    fn quiet_not_lost(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition) -> u8 {
+        let sb = &bits[Half::of(!pos.stm) as usize];
+        let next = sb.next();
+        let mut open = 0u8;
+        self.quiet_entries(idx, pos, &Legality::of(pos), |i| {
+            open += !matches!(sb.bits.get2(WON, next, i), (true, false)) as u8;
+            true
+        });
+        open
     }
 
     /// Does every move of `pos` (the entry `idx`) lead to a position its opponent wins,
@@ -869,23 +919,7 @@ impl BitmapSolver<'_> {
         let next = sb.next();
         let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
         let legal = Legality::of(pos);
-        let quiet = quiet_lose
-            || if self.layout.unmoves_by_squares(idx, pos) {
-                for_each_quiet_set(pos, &legal, |kind, from, tos| {
-                    let mut all = true;
-                    self.layout
-                        .succ_entries(idx, pos, kind, from, tos, |i| all &= won(i));
-                    all
-                })
-            } else {
-                for_each_quiet(pos, |succ, kind| {
-                    let (_, i) = self
-                        .layout
-                        .encode_move(idx, pos, succ, kind)
-                        .expect("legal successor has an entry");
-                    won(i)
-                })
-            };
+        let quiet = quiet_lose || self.quiet_entries(idx, pos, &legal, won);
         quiet
             && for_each_conversion(pos, &legal, |succ, class| {
                 let MoveClass::Convert { captured, promoted } = class else {
@@ -919,11 +953,17 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
     }
     let last = match &r.counters[ph as usize] {
         None => true,
-        Some(c) if r.seeding => c[pi as usize].load(Relaxed) == 0,
         Some(c) => {
-            let left = c[pi as usize].fetch_sub(1, Relaxed);
-            debug_assert_ne!(left, 0, "more un-moves than moves into entry {pi}");
-            left == 1
+            let count = c[pi as usize].load(Relaxed);
+            if count == NOT_COUNTED || count == UNCOUNTABLE {
+                true
+            } else if r.seeding {
+                count == left(0)
+            } else {
+                let before = c[pi as usize].fetch_sub(1, Relaxed);
+                debug_assert!(before > left(0), "more un-moves than moves into entry {pi}");
+                before == left(1)
+            }
         }
     };
     if last {
@@ -932,26 +972,20 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
     false
 }
 
-/// Per half, optionally, an un-move counter per entry (`BitmapSolver::counters`).
+/// Per half, optionally, an un-move counter per entry (`BitmapSolver::counters`): how many of
+/// its quiet moves are not yet known to lose, counted the first time it is checked.
 type Counters = [Option<HugeArray<AtomicU8>>; 2];
 
-/// How many times un-moves from the successors of `pos` by its quiet moves reach it, made as
-/// `for_each_pred` makes them: its quiet moves, except near a long diagonal, where a successor
-/// that is its own mirror image is reached twice (orbit counting, as the values solver counts;
-/// Thompson 1996, Section 4).
-fn quiet_arrivals(layout: &Layout, pos: &TbPosition) -> u8 {
-    let n = if layout.no_symmetric_neighbours(pos) {
-        count_inner_moves(pos, &Legality::of(pos)).quiet
-    } else {
-        let mut reached = 0u32;
-        for_each_quiet(pos, |succ, _| {
-            reached += layout.stabiliser(succ) as u32;
-            true
-        });
-        reached / layout.stabiliser(pos) as u32
-    };
-    // Six men without pawns: at most 4 x 27 + 8 quiet moves, each reached at most twice.
-    u8::try_from(n).expect("un-move counter fits a byte")
+/// A counter not yet started: the entry was never checked.
+const NOT_COUNTED: u8 = 0;
+/// A counter not kept: near a long diagonal a successor may be its own mirror image and reach
+/// its predecessor twice; such entries are checked move by move every time.
+const UNCOUNTABLE: u8 = u8::MAX;
+
+/// The counter of an entry with `n` quiet moves not yet known to lose.
+#[inline(always)]
+fn left(n: u8) -> u8 {
+    n + 1
 }
 
 /// One metric's values to put together (`assemble`): those of `resolved`.

@@ -17,8 +17,8 @@
 //!   nothing of a solve stays in memory after it. DTM is solved first; DTZ and DTZ50 take its
 //!   mates and, in one more bit an entry, its losses: only those can be lost, so their passes
 //!   check no other entry move by move (KBBKN's DTZ: 22% less time). Where the memory
-//!   allows, a half also keeps an un-move counter (a byte) an entry, so that an entry is
-//!   checked only once its last quiet move is found to lose (`bitmaps::Counting`). When the
+//!   allows, a half also keeps a counter (a byte) an entry, so that an entry once checked is
+//!   checked again only when its last quiet move is found to lose (`bitmaps::Counting`). When the
 //!   solves are over, the values of the metrics are put together one Nalimov king block at a time (its
 //!   entries are one run of the layout, the same kings), summed up and compressed straight
 //!   into the three files (`file::TableWriter`): an entry is decoded and numbered in
