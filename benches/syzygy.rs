@@ -17,9 +17,10 @@
 mod playout;
 
 use fortress::chess::{legal_moves, PieceType, Position};
+use fortress::egtb::file::Wdl5;
 use fortress::egtb::probe::{analyse_root, Registry, Tablebases, TbProbe, Wdl};
 use fortress::egtb::strategy::choose;
-use fortress::egtb::syzygy::{split_path, Syzygy, SyzygyWdl};
+use fortress::egtb::syzygy::{split_path, Syzygy};
 use fortress::egtb::{EndgameIndex, Material};
 use fortress::search::{Control, Engine, Limits, SyzygyUse};
 use std::hint::black_box;
@@ -33,13 +34,13 @@ fn env(name: &str, default: usize) -> usize {
 }
 
 /// Syzygy's name of the result the own tables give (a fresh counter).
-fn expected(p: &TbProbe) -> SyzygyWdl {
+fn expected(p: &TbProbe) -> Wdl5 {
     match (p.wdl(), p.wdl50(0)) {
-        (Wdl::Win, Wdl::Win) => SyzygyWdl::Win,
-        (Wdl::Win, _) => SyzygyWdl::CursedWin,
-        (Wdl::Loss, Wdl::Loss) => SyzygyWdl::Loss,
-        (Wdl::Loss, _) => SyzygyWdl::BlessedLoss,
-        (Wdl::Draw, _) => SyzygyWdl::Draw,
+        (Wdl::Win, Wdl::Win) => Wdl5::Win,
+        (Wdl::Win, _) => Wdl5::CursedWin,
+        (Wdl::Loss, Wdl::Loss) => Wdl5::Loss,
+        (Wdl::Loss, _) => Wdl5::BlessedLoss,
+        (Wdl::Draw, _) => Wdl5::Draw,
     }
 }
 

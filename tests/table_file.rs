@@ -7,7 +7,7 @@ mod made_up_table;
 
 use fortress::egtb::file::{
     file_name, write_table, Compression, FileSpec, Metric, Outcome, TableError, TableFile,
-    TableSpec, TableWriter, TbValue, COMPRESSION_LZ4, COMPRESSION_NONE, COMPRESSION_ZSTD,
+    TableSpec, TableWriter, TbValue, Wdl5, COMPRESSION_LZ4, COMPRESSION_NONE, COMPRESSION_ZSTD,
     FORMAT_VERSION, HEADER_LEN,
 };
 use fortress::egtb::{EndgameIndex, Half, Material};
@@ -586,6 +586,35 @@ fn tables_built_without_verification_verify_later() {
         out.contains("KRK: ") && out.contains(" 0 disagreements"),
         "{out}"
     );
+    // A WDL file that is sound as a file but says draw everywhere: the verifier finds it out.
+    let krk = Material::parse("KRK").unwrap();
+    let index = EndgameIndex::new(&krk);
+    let mut w = TableWriter::create(
+        &dir,
+        &FileSpec {
+            material: krk,
+            metric: Metric::Wdl,
+            halves: index.stored_halves(),
+            max_raw: Wdl5::Win.code(),
+            compression: Compression::Zstd,
+            unmark_broken: true,
+            delta: false,
+        },
+    )
+    .unwrap();
+    for &h in index.stored_halves() {
+        w.begin_half(h, index.size(h)).unwrap();
+        let draws = vec![TbValue::from_raw(Wdl5::Draw.code()); index.size(h) as usize];
+        w.push(&draws, None).unwrap();
+        w.end_half().unwrap();
+    }
+    w.finish().unwrap();
+    let (code, out, err) = engine(&["gentb", "KRK", "--dir", dir_arg, "--verify"]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        !out.contains(" 0 disagreements") && format!("{out}{err}").contains("wdl"),
+        "{out}{err}"
+    );
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -701,6 +730,32 @@ fn format_1_files_are_read_and_recompressed() {
     let new = fortress::egtb::EndgameTables::open(&dir, &kpk).expect("converted files open");
     assert!(!new.marks_broken());
     assert_eq!(probe(&new), before, "converted values differ");
+    // The WDL file added gives each legal entry the result of its DTM and DTZ50.
+    assert!(new.file(Metric::Wdl).is_some(), "no WDL file");
+    let results = |t: &fortress::egtb::EndgameTables| {
+        let index = t.index();
+        index
+            .stored_halves()
+            .iter()
+            .flat_map(|&h| (0..index.size(h)).map(move |i| (h, i)))
+            .filter(|&(h, i)| index.decode(h, i).is_some())
+            .map(|(h, i)| t.result(h, i).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let derived: Vec<Wdl5> = before
+        .iter()
+        .map(|[dtm, _, dtz50]| Wdl5::of(*dtm, *dtz50).unwrap())
+        .collect();
+    assert_eq!(results(&new), derived, "WDL file against DTM and DTZ50");
+    drop(new);
+    // Current files without a WDL file (as an older version left them) only gain one.
+    fs::remove_file(dir.join(file_name(&kpk, Metric::Wdl))).unwrap();
+    let (code, out, err) = engine(&["gentb", "--recompress", "--dir", dir_arg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("positions checked"), "{out}");
+    let new = fortress::egtb::EndgameTables::open(&dir, &kpk).unwrap();
+    assert_eq!(results(&new), derived, "WDL file added alone");
+    assert_eq!(probe(&new), before);
     for metric in Metric::ALL {
         let path = dir.join(file_name(&kpk, metric));
         let h = TableFile::open(&path).unwrap().header().clone();

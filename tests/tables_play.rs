@@ -167,6 +167,82 @@ fn probe_agrees_with_generator_statistics_and_symmetry() {
     }
 }
 
+/// The search's verdict reads the WDL file first and the distances only for a win or loss: it
+/// must be what the three values give, with the WDL files and without them (older
+/// directories), at every counter; a damaged WDL file is refused as a damaged DTM file is.
+#[test]
+fn the_search_verdict_reads_the_wdl_file_as_the_three_values_read() {
+    let s = setup();
+    let bare = tempfile::tempdir().unwrap();
+    let damaged = tempfile::tempdir().unwrap();
+    for name in ENDGAMES.iter().chain(["KQKN", "KRKR", "KNK", "KBK"].iter()) {
+        let Some(m) = Material::parse(name).ok() else {
+            continue;
+        };
+        let m = m.canonical().0;
+        for metric in ["dtm", "dtz", "dtz50", "wdl"] {
+            let f = format!("{m}.{metric}.ftb");
+            if !s.path.join(&f).is_file() {
+                continue;
+            }
+            if metric != "wdl" {
+                std::fs::copy(s.path.join(&f), bare.path().join(&f)).unwrap();
+            }
+            std::fs::copy(s.path.join(&f), damaged.path().join(&f)).unwrap();
+        }
+    }
+    assert!(
+        s.path.join("KRKN.wdl.ftb").is_file(),
+        "the generator writes WDL files"
+    );
+    let (with, _) = registry(&s.path);
+    let (without, _) = registry(bare.path());
+    let (with, without) = (with.snapshot(), without.snapshot());
+    let mut checked = [0usize; 5];
+    for name in ENDGAMES {
+        let m = Material::parse(name).unwrap();
+        let index = EndgameIndex::new(&m);
+        for &h in index.stored_halves() {
+            for i in (0..index.size(h)).step_by(37) {
+                let Some(tb) = index.decode(h, i) else {
+                    continue;
+                };
+                for clock in [0u16, 20, 60, 90, 99] {
+                    let pos = Position::from_fen(&fen_of(&tb, clock)).unwrap();
+                    let expected = with.probe(&pos).and_then(|p| p.verdict(clock));
+                    assert!(expected.is_some(), "{name} {} #{i}", h.name());
+                    assert_eq!(with.verdict(&pos), expected, "{name} {} #{i}", h.name());
+                    assert_eq!(without.verdict(&pos), expected, "{name} {} #{i}", h.name());
+                    use fortress::egtb::probe::TableVerdict as V;
+                    checked[match expected.unwrap() {
+                        V::Win(_) => 0,
+                        V::Loss(_) => 1,
+                        V::CursedWin => 2,
+                        V::BlessedLoss => 3,
+                        V::Draw => 4,
+                    }] += 1;
+                }
+            }
+        }
+    }
+    // Every kind met: wins and losses, and those the counter spoils (KRKN's long wins at 90).
+    assert!(checked.iter().all(|&n| n > 0), "{checked:?}");
+
+    let wdl = damaged.path().join("KRKN.wdl.ftb");
+    let mut bytes = std::fs::read(&wdl).unwrap();
+    let n = bytes.len();
+    bytes[n - 5] ^= 0x11;
+    std::fs::write(&wdl, bytes).unwrap();
+    let (tb, msgs) = registry(damaged.path());
+    let krkn = Position::from_fen("8/8/8/3n4/8/2k5/8/K6R w - - 0 1").unwrap();
+    assert!(
+        tb.snapshot().verdict(&krkn).is_none(),
+        "damaged WDL file used"
+    );
+    let text = msgs.lock().unwrap().join("\n");
+    assert!(text.contains("KRKN") && text.contains("checksum"), "{text}");
+}
+
 #[test]
 fn damaged_missing_and_deleted_tables_are_refused_and_reported() {
     let s = setup();

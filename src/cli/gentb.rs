@@ -248,10 +248,10 @@ fn recompress(args: &GentbArgs, dir: &std::path::Path) -> Result<(), GenError> {
                 bytes[0] += c.bytes[0];
                 bytes[1] += c.bytes[1];
                 format!(
-                    "{m}: {} -> {} bytes ({:.2} times smaller), {} positions checked ({:.1} s)",
+                    "{m}: {} -> {} bytes ({:.2} times the size), {} positions checked ({:.1} s)",
                     c.bytes[0],
                     c.bytes[1],
-                    c.bytes[0] as f64 / c.bytes[1].max(1) as f64,
+                    c.bytes[1] as f64 / c.bytes[0].max(1) as f64,
                     c.checked,
                     t.elapsed().as_secs_f64()
                 )

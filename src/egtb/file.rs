@@ -30,6 +30,8 @@ pub const HEADER_LEN: usize = 256;
 pub const BLOCK_SIZE: usize = 8192;
 /// The value encoding of `TbValue` (0 broken, 1 draw, 2n win in n, 2n + 3 loss in n).
 pub const ENCODING_WDL_DEPTH: u8 = 1;
+/// The value encoding of a WDL file: `Wdl5::code` (1 loss to 5 win, 0 broken).
+pub const ENCODING_WDL5: u8 = 2;
 /// Index scheme: Nalimov's, as `egtb::index` implements it.
 pub const SCHEME_NALIMOV: u8 = 1;
 pub const COMPRESSION_NONE: u8 = 0;
@@ -69,9 +71,14 @@ pub enum Metric {
     Dtz = 2,
     /// Distance to zeroing with the 50-move rule in force.
     Dtz50 = 3,
+    /// No distance: the result with the 50-move rule's cursed wins and blessed losses
+    /// (`Wdl5`), which DTM and DTZ50 give too; its file lets a probe that wants no more read
+    /// one value, and is small.
+    Wdl = 4,
 }
 
 impl Metric {
+    /// The three distance metrics, each in a file of every endgame.
     pub const ALL: [Metric; 3] = [Metric::Dtm, Metric::Dtz, Metric::Dtz50];
 
     pub fn name(self) -> &'static str {
@@ -79,11 +86,77 @@ impl Metric {
             Metric::Dtm => "dtm",
             Metric::Dtz => "dtz",
             Metric::Dtz50 => "dtz50",
+            Metric::Wdl => "wdl",
         }
     }
 
     fn from_code(c: u8) -> Option<Metric> {
-        Metric::ALL.into_iter().find(|m| *m as u8 == c)
+        [Metric::Dtm, Metric::Dtz, Metric::Dtz50, Metric::Wdl]
+            .into_iter()
+            .find(|m| *m as u8 == c)
+    }
+
+    /// The value encoding of this metric's files.
+    fn encoding(self) -> u8 {
+        match self {
+            Metric::Wdl => ENCODING_WDL5,
+            _ => ENCODING_WDL_DEPTH,
+        }
+    }
+}
+
+/// The result of a position for the side to move with the 50-move rule in force, from a fresh
+/// counter, in Syzygy's five values: a cursed win is a win that needs more than the rule
+/// allows (a draw under the rule), a blessed loss the same for the side that loses it. Ordered
+/// from worst to best.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Wdl5 {
+    Loss,
+    BlessedLoss,
+    Draw,
+    CursedWin,
+    Win,
+}
+
+impl Wdl5 {
+    const ALL: [Wdl5; 5] = [
+        Wdl5::Loss,
+        Wdl5::BlessedLoss,
+        Wdl5::Draw,
+        Wdl5::CursedWin,
+        Wdl5::Win,
+    ];
+
+    /// The result of an entry whose DTM and DTZ50 values are `dtm` and `dtz50`; None for a
+    /// broken entry.
+    pub fn of(dtm: TbValue, dtz50: TbValue) -> Option<Wdl5> {
+        Some(match (dtm.outcome(), dtz50.outcome()) {
+            (Outcome::Broken, _) | (_, Outcome::Broken) => return None,
+            (_, Outcome::Win(_)) => Wdl5::Win,
+            (_, Outcome::Loss(_)) => Wdl5::Loss,
+            (Outcome::Win(_), _) => Wdl5::CursedWin,
+            (Outcome::Loss(_), _) => Wdl5::BlessedLoss,
+            _ => Wdl5::Draw,
+        })
+    }
+
+    /// Its code in a WDL file: 1 (loss) to 5 (win); 0 is a broken entry's mark.
+    pub fn code(self) -> u16 {
+        self as u16 + 1
+    }
+
+    /// The result of a WDL file's code; None for 0 (broken) and codes out of range.
+    pub fn from_code(code: u16) -> Option<Wdl5> {
+        Wdl5::ALL.get((code as usize).checked_sub(1)?).copied()
+    }
+
+    /// The result when the 50-move rule is not applied.
+    pub fn without_rule(self) -> Wdl5 {
+        match self {
+            Wdl5::CursedWin => Wdl5::Win,
+            Wdl5::BlessedLoss => Wdl5::Loss,
+            other => other,
+        }
     }
 }
 
@@ -563,7 +636,7 @@ impl TableWriter {
         put_u32(&mut header, 12, HEADER_LEN as u32);
         put_str(&mut header, 16, 16, &canon.to_string());
         header[32] = spec.metric as u8;
-        header[33] = ENCODING_WDL_DEPTH;
+        header[33] = spec.metric.encoding();
         header[34] = width as u8;
         header[35] = spec.halves.iter().map(|h| 1u8 << *h as u8).sum();
         header[36] = spec.compression.code();
@@ -988,6 +1061,46 @@ impl TableFile {
         }
     }
 
+    /// The raw values of entries `range` of `half` appended to `out`, read block by block
+    /// without the block cache: a scan of a whole file (one value each) gains nothing from it.
+    /// None if the half is not stored, the range passes its end or a block does not
+    /// decompress.
+    pub fn read_range(
+        &self,
+        half: Half,
+        range: std::ops::Range<u64>,
+        out: &mut Vec<TbValue>,
+    ) -> Option<()> {
+        let s = self.sections[half as usize]?;
+        if range.end > s.entries {
+            return None;
+        }
+        let w = self.header.value_width as usize;
+        let per_block = (BLOCK_SIZE / w) as u64;
+        let mut buf = [0u8; BLOCK_SIZE];
+        let mut idx = range.start;
+        while idx < range.end {
+            let block = idx / per_block;
+            let bytes: &[u8] = if let Some(d) = &self.loaded[half as usize] {
+                &d[block as usize * BLOCK_SIZE..(block as usize + 1) * BLOCK_SIZE]
+            } else if self.header.compression == COMPRESSION_NONE {
+                let at = (s.offset + (s.blocks + 1) * 8) as usize + block as usize * BLOCK_SIZE;
+                &self.map[at..(at + BLOCK_SIZE).min(self.map.len())]
+            } else {
+                if !self.unpack(&s, block, &mut buf) {
+                    return None;
+                }
+                &buf
+            };
+            let end = range.end.min((block + 1) * per_block);
+            for i in idx..end {
+                out.push(read_value(bytes, (i % per_block) as usize * w, w));
+            }
+            idx = end;
+        }
+        Some(())
+    }
+
     /// A value of a compressed file, through the block cache (kept out of line so that the
     /// inlined paths above stay small).
     #[inline(never)]
@@ -1115,7 +1228,7 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
     let metric =
         Metric::from_code(b[32]).ok_or_else(|| corrupt(format!("metric code {}", b[32])))?;
     let (encoding, width, halves, compression, scheme) = (b[33], b[34], b[35], b[36], b[37]);
-    if encoding != ENCODING_WDL_DEPTH {
+    if encoding != metric.encoding() {
         return Err(corrupt(format!("value encoding {encoding}")));
     }
     if width != 1 && width != 2 {

@@ -1,6 +1,6 @@
 //! What `engine tbinfo` reports of an endgame: what the index scheme says (sizes and broken
 //! entries of both halves, Nalimov et al. 2001 Tables 9-14) and, when its table files are
-//! present, their headers and whether their checksums hold; on request, the win/draw/loss counts
+//! present (and its WDL file), their headers and whether their checksums hold; on request, the win/draw/loss counts
 //! and deepest values the files hold (Table 8), which takes a scan of every entry.
 
 use super::file::{file_name, Metric, Outcome, TableError, TableFile, TableHeader};
@@ -127,6 +127,18 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
             dtz = Some(table);
         }
     }
+    // The WDL file holds no depth: its header and checksum are reported, not scanned.
+    let name = file_name(&material, Metric::Wdl);
+    let path = dir.join(&name);
+    let status = if !path.exists() {
+        FileStatus::Missing
+    } else {
+        match TableFile::open_for(&path, &material, Metric::Wdl) {
+            Ok(t) => FileStatus::Ok(Box::new(t.header().clone())),
+            Err(e) => FileStatus::Bad(e),
+        }
+    };
+    files.push((Metric::Wdl, name, status));
     // A symmetric endgame stores Btm only; Wtm is the same positions with colours flipped.
     if let Some(s) = stats.as_mut() {
         if material.is_symmetric() {

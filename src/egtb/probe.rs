@@ -17,7 +17,7 @@
 //! identity (inode, size, mtime) with the one validated at open and drops any file that changed,
 //! and a changed file is only reopened through the full validation (header and checksum).
 
-use super::file::{file_name, Metric, Outcome, TbValue};
+use super::file::{file_name, Metric, Outcome, TbValue, Wdl5};
 use super::index::TbPosition;
 use super::material::Material;
 use super::tables::EndgameTables;
@@ -94,12 +94,41 @@ impl TbProbe {
 
     /// DTM in plies to mate (win in k moves = 2k - 1 plies; loss in k moves = 2k plies).
     pub fn dtm_plies(&self) -> Option<u16> {
-        match self.dtm.outcome() {
-            Outcome::Win(k) => Some(2 * k - 1),
-            Outcome::Loss(k) => Some(2 * k),
-            _ => None,
-        }
+        dtm_plies(self.dtm)
     }
+
+    /// What the search takes from these values with `halfmove` plies on the counter; None
+    /// for a win or loss without a DTM, which a sound table never holds.
+    pub fn verdict(&self, halfmove: u16) -> Option<TableVerdict> {
+        Some(match (self.wdl50(halfmove), self.wdl()) {
+            (Wdl::Win, _) => TableVerdict::Win(self.dtm_plies()?),
+            (Wdl::Loss, _) => TableVerdict::Loss(self.dtm_plies()?),
+            (Wdl::Draw, Wdl::Win) => TableVerdict::CursedWin,
+            (Wdl::Draw, Wdl::Loss) => TableVerdict::BlessedLoss,
+            (Wdl::Draw, Wdl::Draw) => TableVerdict::Draw,
+        })
+    }
+}
+
+/// A DTM value in plies to mate.
+fn dtm_plies(dtm: TbValue) -> Option<u16> {
+    match dtm.outcome() {
+        Outcome::Win(k) => Some(2 * k - 1),
+        Outcome::Loss(k) => Some(2 * k),
+        _ => None,
+    }
+}
+
+/// A table position as the search scores it, for its side to move with the node's own counter:
+/// a win or loss that the 50-move rule lets through, with its DTM in plies, or a draw, told
+/// apart from the wins and losses the rule spoils from that counter.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum TableVerdict {
+    Win(u16),
+    Loss(u16),
+    CursedWin,
+    BlessedLoss,
+    Draw,
 }
 
 /// Depth of a win or loss value (None for a draw or broken).
@@ -188,8 +217,13 @@ struct Entry {
     key: u32,
     tables: Arc<EndgameTables>,
     dir: PathBuf,
-    ids: [FileId; 3],
+    /// The identities of its files (`FILES`): the WDL file's is None while there is none.
+    ids: [Option<FileId>; 4],
 }
+
+/// An endgame's files: the three distance files, which make a table, and the WDL file, used
+/// where present.
+const FILES: [Metric; 4] = [Metric::Dtm, Metric::Dtz, Metric::Dtz50, Metric::Wdl];
 
 /// An immutable snapshot of the tables available.
 #[derive(Default)]
@@ -238,6 +272,51 @@ impl Registry {
         let [dtm, dtz, dtz50] = t.values(half, idx)?;
         let p = TbProbe { dtm, dtz, dtz50 };
         (p.dtm != TbValue::BROKEN).then_some(p)
+    }
+
+    /// The verdict of a position of this snapshot's tables for the search
+    /// (`TbProbe::verdict` with the position's counter), reading only what it needs: the
+    /// result (one value of the WDL file), for a win or loss its DTZ50 if the counter is not
+    /// fresh, and its DTM if the rule lets it through. None if not covered.
+    #[inline]
+    pub fn verdict(&self, pos: &Position) -> Option<TableVerdict> {
+        let men = pos.men();
+        if men as u8 > self.max_men.max(2) || pos.castling_rights() != 0 {
+            return None;
+        }
+        if men == 2 {
+            return Some(TableVerdict::Draw);
+        }
+        let t = self.find(material_key(&position_material(pos)))?;
+        let (half, idx) = t.entry(&tb_position(pos))?;
+        let won = match t.result(half, idx)? {
+            Wdl5::Win => true,
+            Wdl5::Loss => false,
+            Wdl5::CursedWin => return Some(TableVerdict::CursedWin),
+            Wdl5::BlessedLoss => return Some(TableVerdict::BlessedLoss),
+            Wdl5::Draw => return Some(TableVerdict::Draw),
+        };
+        let h = pos.halfmove_clock();
+        if h > 0 {
+            // As `TbProbe::wdl50`: the zeroing move must come before a claim.
+            let spoiled = match t.value(Metric::Dtz50, half, idx)?.outcome() {
+                Outcome::Win(d) | Outcome::Loss(d) => d > RULE50.saturating_sub(h),
+                _ => true,
+            };
+            if spoiled {
+                return Some(if won {
+                    TableVerdict::CursedWin
+                } else {
+                    TableVerdict::BlessedLoss
+                });
+            }
+        }
+        let plies = dtm_plies(t.value(Metric::Dtm, half, idx)?)?;
+        Some(if won {
+            TableVerdict::Win(plies)
+        } else {
+            TableVerdict::Loss(plies)
+        })
     }
 
     /// Is the endgame of this material (either colouring) present?
@@ -403,10 +482,11 @@ impl Tablebases {
         // Drop what disappeared or changed.
         open.retain(|e| {
             let m = e.tables.material();
-            let still = Metric::ALL
+            // A WDL file that appears changes the identity too: the endgame is opened again.
+            let still = FILES
                 .iter()
                 .zip(e.ids.iter())
-                .all(|(metric, id)| file_id(&e.dir.join(file_name(&m, *metric))) == Some(*id));
+                .all(|(metric, id)| file_id(&e.dir.join(file_name(&m, *metric))) == *id);
             if !still {
                 self.say(&format!(
                     "table {m} in {} was deleted or changed; no longer used",
@@ -436,22 +516,26 @@ impl Tablebases {
                 if open.iter().any(|e| e.key == key) {
                     continue;
                 }
-                let paths = Metric::ALL.map(|metric| dir.join(file_name(&m, metric)));
-                if !paths.iter().all(|p| p.exists()) {
+                let paths = FILES.map(|metric| dir.join(file_name(&m, metric)));
+                if !paths[..3].iter().all(|p| p.exists()) {
                     continue; // incomplete set: not a table (yet)
                 }
                 let ids_before = paths.clone().map(|p| file_id(&p));
                 match EndgameTables::open(dir, &m) {
                     Ok(t) => {
                         let ids_after = paths.clone().map(|p| file_id(&p));
-                        if ids_before != ids_after || ids_after.iter().any(Option::is_none) {
+                        let wdl_read = t.file(Metric::Wdl).is_some() == ids_after[3].is_some();
+                        if ids_before != ids_after
+                            || ids_after[..3].iter().any(Option::is_none)
+                            || !wdl_read
+                        {
                             continue; // changed while opening: next rescan
                         }
                         open.push(Entry {
                             key,
                             tables: Arc::new(t),
                             dir: dir.clone(),
-                            ids: ids_after.map(|i| i.expect("checked")),
+                            ids: ids_after,
                         });
                         changed = true;
                     }
@@ -501,7 +585,7 @@ impl Tablebases {
     }
 }
 
-type BadList = Vec<(PathBuf, [Option<FileId>; 3])>;
+type BadList = Vec<(PathBuf, [Option<FileId>; 4])>;
 static BAD: Mutex<BadList> = Mutex::new(Vec::new());
 
 /// A search thread's view of the tables: lock-free on the hot path.
@@ -526,6 +610,12 @@ impl TbReader {
     pub fn probe(&mut self, pos: &Position) -> Option<TbProbe> {
         self.refresh();
         self.snap.probe(pos)
+    }
+
+    #[inline]
+    pub fn verdict(&mut self, pos: &Position) -> Option<TableVerdict> {
+        self.refresh();
+        self.snap.verdict(pos)
     }
 
     pub fn registry(&mut self) -> &Registry {

@@ -1,12 +1,14 @@
 //! `engine gentb --recompress`: rewrites an endgame's three files in the current format (zstd
-//! blocks, broken entries unmarked, DTZ50 as differences from DTZ) without generating anything.
-//! The new files are written into a staging directory, every legal entry of every metric is
-//! read back and compared with the old files, and only then are they moved over the old ones
-//! (`egtb::staging`): a kill at any point leaves the old files or the new ones, each endgame
-//! readable throughout.
+//! blocks, broken entries unmarked, DTZ50 as differences from DTZ) and adds its WDL file,
+//! without generating anything. The new files are written into a staging directory, every
+//! legal entry of every metric is read back and compared with the old files, and only then are
+//! they moved over the old ones (`egtb::staging`): a kill at any point leaves the old files or
+//! the new ones, each endgame readable throughout. Files already current only gain the WDL
+//! file, written in a staging directory and moved beside them once checked.
 
 use super::file::{
-    file_name, write_compact, Metric, TableError, TbValue, COMPRESSION_ZSTD, FORMAT_VERSION,
+    file_name, write_compact, Metric, TableError, TableFile, TbValue, Wdl5, COMPRESSION_ZSTD,
+    FORMAT_VERSION,
 };
 use super::index::Half;
 use super::material::Material;
@@ -35,7 +37,7 @@ pub struct Converted {
     pub checked: u64,
 }
 
-/// Are the three files of `t` in the current format already?
+/// Are the three distance files of `t` in the current format already?
 fn current(t: &EndgameTables) -> bool {
     Metric::ALL.iter().all(|&metric| {
         let h = t.header(metric);
@@ -49,20 +51,25 @@ fn current(t: &EndgameTables) -> bool {
 fn bytes_of(dir: &Path, m: &Material) -> u64 {
     Metric::ALL
         .iter()
+        .chain([Metric::Wdl].iter())
         .filter_map(|&x| std::fs::metadata(dir.join(file_name(m, x))).ok())
         .map(|md| md.len())
         .sum()
 }
 
 /// Converts the tables of `material` in `dir` (all three files must be present and valid);
-/// None if they are in the current format already.
+/// None if they are in the current format already and have their WDL file.
 pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, RecompressError> {
     let m = material.canonical().0;
     let old = EndgameTables::open(dir, &m)?;
-    if current(&old) {
+    let has_wdl = old.file(Metric::Wdl).is_some();
+    if current(&old) && has_wdl {
         return Ok(None);
     }
     let before = bytes_of(dir, &m);
+    if current(&old) {
+        return add_wdl(dir, old, before).map(Some);
+    }
     let staging = Staging::new(dir).map_err(|e| RecompressError::Io(dir.to_path_buf(), e))?;
     let index = old.index();
     for metric in Metric::ALL {
@@ -80,18 +87,9 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
         let halves: Vec<(Half, &[TbValue])> = values.iter().map(|(h, v)| (*h, &v[..])).collect();
         write_compact(staging.dir(), &m, metric, &halves)?;
     }
+    EndgameTables::open(staging.dir(), &m)?.write_wdl(staging.dir())?;
     let new = EndgameTables::open(staging.dir(), &m)?;
-    let (checked, mismatches) = index
-        .stored_halves()
-        .iter()
-        .map(|&h| {
-            (0..index.size(h))
-                .into_par_iter()
-                .filter(|&i| index.decode(h, i).is_some())
-                .map(|i| (1, (old.values(h, i) != new.values(h, i)) as u64))
-                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-        })
-        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let (checked, mismatches) = compare(&old, &new, |t, h, i| (t.values(h, i), t.result(h, i)));
     if mismatches > 0 {
         return Err(RecompressError::Mismatch {
             endgame: m,
@@ -107,6 +105,66 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
         bytes: [before, bytes_of(dir, &m)],
         checked,
     }))
+}
+
+/// Legal entries of `old` and how many of them `read` finds different in `new`.
+fn compare<T: PartialEq>(
+    old: &EndgameTables,
+    new: &EndgameTables,
+    read: impl Fn(&EndgameTables, Half, u64) -> T + Sync,
+) -> (u64, u64) {
+    let index = old.index();
+    index
+        .stored_halves()
+        .iter()
+        .map(|&h| {
+            (0..index.size(h))
+                .into_par_iter()
+                .filter(|&i| index.decode(h, i).is_some())
+                .map(|i| (1, (read(old, h, i) != read(new, h, i)) as u64))
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        })
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// Adds the WDL file to current tables: written in a staging directory, each legal entry's
+/// result compared with DTM's and DTZ50's, then moved beside them.
+fn add_wdl(dir: &Path, old: EndgameTables, before: u64) -> Result<Converted, RecompressError> {
+    let m = old.material();
+    let staging = Staging::new(dir).map_err(|e| RecompressError::Io(dir.to_path_buf(), e))?;
+    let written = old.write_wdl(staging.dir())?;
+    let wdl = TableFile::open_for(&written, &m, Metric::Wdl)?;
+    let index = old.index();
+    let (checked, mismatches) = index
+        .stored_halves()
+        .iter()
+        .map(|&h| {
+            (0..index.size(h))
+                .into_par_iter()
+                .filter(|&i| index.decode(h, i).is_some())
+                .map(|i| {
+                    let stored = wdl.value(h, i).and_then(|v| Wdl5::from_code(v.raw()));
+                    (1, (stored != old.result(h, i)) as u64)
+                })
+                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        })
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    if mismatches > 0 {
+        return Err(RecompressError::Mismatch {
+            endgame: m,
+            mismatches,
+        });
+    }
+    drop((old, wdl));
+    let to = dir.join(file_name(&m, Metric::Wdl));
+    std::fs::rename(&written, &to)
+        .and_then(|_| std::fs::File::open(dir)?.sync_all())
+        .map_err(|e| RecompressError::Io(to, e))?;
+    Ok(Converted {
+        material: m,
+        bytes: [before, bytes_of(dir, &m)],
+        checked,
+    })
 }
 
 /// The endgames whose three files are present in `dir` (by name; validity is checked when

@@ -31,9 +31,15 @@ impl Staging {
         &self.dir
     }
 
-    /// Moves the three files of `m` into `tables`, DTM last (a reader takes a table as present
-    /// only when all three are there), and makes the renames durable.
+    /// Moves the files of `m` into `tables`, the WDL file too where one was written, DTM last
+    /// (a reader takes a table as present only when the three distance files are there), and
+    /// makes the renames durable.
     pub fn publish(&self, tables: &Path, m: &Material) -> Result<(), (PathBuf, std::io::Error)> {
+        let wdl = file_name(m, Metric::Wdl);
+        if self.dir.join(&wdl).is_file() {
+            let to = tables.join(&wdl);
+            std::fs::rename(self.dir.join(&wdl), &to).map_err(|e| (to, e))?;
+        }
         for metric in [Metric::Dtz, Metric::Dtz50, Metric::Dtm] {
             let name = file_name(m, metric);
             let to = tables.join(&name);

@@ -160,10 +160,11 @@ pub fn rank(halfmove: u16, moves: &[MoveValues]) -> Vec<usize> {
 /// SM⁻ (`Metric::Dtm`) or SZ⁻ (`Metric::Dtz`) and its mirror, for comparison in tests and
 /// benchmarks: the winner takes the least of the metric (then the least DTM), the loser the
 /// greatest, a drawn side any move that keeps the plain draw. Ignores the 50-move rule, which is
-/// the point: the paper's strategies without DTZ50 that fail in KBBKNN.
+/// the point: the paper's strategies without DTZ50 that fail in KBBKNN. `Metric::Wdl` has no
+/// distance: it chooses by DTM alone.
 pub fn choose_least(moves: &[MoveValues], metric: Metric) -> Option<usize> {
     let value = |i: usize| match metric {
-        Metric::Dtm => moves[i].v.dtm,
+        Metric::Dtm | Metric::Wdl => moves[i].v.dtm,
         Metric::Dtz => moves[i].v.dtz,
         Metric::Dtz50 => moves[i].v.dtz50,
     };

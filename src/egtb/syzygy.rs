@@ -18,6 +18,7 @@
 //! The prober keeps its tables in process-wide state, so one set of directories is open per
 //! process (`open` shares it between sessions asking for the same directories).
 
+use super::file::Wdl5;
 use crate::chess::attacks;
 use crate::chess::{legal_moves, Bitboard, Color, Move, PieceType, Position, Square};
 use pyrrhic_rs::{DtzProbeValue, EngineAdapter, TableBases, WdlProbeResult};
@@ -25,35 +26,14 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, Weak};
 
-/// The result of a Syzygy probe for the side to move, from worst to best. Cursed wins and blessed
-/// losses are wins and losses that the 50-move rule turns into draws.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum SyzygyWdl {
-    Loss,
-    BlessedLoss,
-    Draw,
-    CursedWin,
-    Win,
-}
-
-impl SyzygyWdl {
-    fn of(r: WdlProbeResult) -> SyzygyWdl {
-        match r {
-            WdlProbeResult::Loss => SyzygyWdl::Loss,
-            WdlProbeResult::BlessedLoss => SyzygyWdl::BlessedLoss,
-            WdlProbeResult::Draw => SyzygyWdl::Draw,
-            WdlProbeResult::CursedWin => SyzygyWdl::CursedWin,
-            WdlProbeResult::Win => SyzygyWdl::Win,
-        }
-    }
-
-    /// The result when the 50-move rule is not applied (`Syzygy50MoveRule false`).
-    pub fn without_rule(self) -> SyzygyWdl {
-        match self {
-            SyzygyWdl::CursedWin => SyzygyWdl::Win,
-            SyzygyWdl::BlessedLoss => SyzygyWdl::Loss,
-            other => other,
-        }
+/// A Syzygy probe's result: Syzygy's five values are those of Fortress's WDL files.
+fn wdl_of(r: WdlProbeResult) -> Wdl5 {
+    match r {
+        WdlProbeResult::Loss => Wdl5::Loss,
+        WdlProbeResult::BlessedLoss => Wdl5::BlessedLoss,
+        WdlProbeResult::Draw => Wdl5::Draw,
+        WdlProbeResult::CursedWin => Wdl5::CursedWin,
+        WdlProbeResult::Win => Wdl5::Win,
     }
 }
 
@@ -105,7 +85,7 @@ struct Board {
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RootMoveValue {
     pub mv: Move,
-    pub wdl: SyzygyWdl,
+    pub wdl: Wdl5,
     pub dtz: u16,
 }
 
@@ -254,13 +234,13 @@ impl Syzygy {
     /// counter. None when no table covers it (too many men, castling rights, a missing file).
     /// The answer ignores the counter of `pos`: exact only where that counter is 0.
     #[inline]
-    pub fn wdl(&self, pos: &Position) -> Option<SyzygyWdl> {
+    pub fn wdl(&self, pos: &Position) -> Option<Wdl5> {
         let b = self.board(pos)?;
         let (w, bl, ep, stm) = (b.white, b.black, b.ep, b.white_to_move);
         let r = self.tables.probe_wdl(
             w, bl, b.kings, b.queens, b.rooks, b.bishops, b.knights, b.pawns, ep, stm,
         );
-        r.ok().map(SyzygyWdl::of)
+        r.ok().map(wdl_of)
     }
 
     /// Every legal move of `pos` judged by DTZ with the game's half-move counter (None when the
@@ -294,7 +274,7 @@ impl Syzygy {
             })?;
             out.push(RootMoveValue {
                 mv,
-                wdl: SyzygyWdl::of(d.wdl),
+                wdl: wdl_of(d.wdl),
                 dtz: d.dtz,
             });
         }
@@ -316,28 +296,28 @@ pub fn root_moves(
     halfmove: u16,
     rule50: bool,
     repeated: bool,
-) -> (SyzygyWdl, Vec<Move>) {
-    let class = |w: SyzygyWdl| if rule50 { w } else { w.without_rule() };
+) -> (Wdl5, Vec<Move>) {
+    let class = |w: Wdl5| if rule50 { w } else { w.without_rule() };
     let best = values
         .iter()
         .map(|v| class(v.wdl))
         .max()
-        .unwrap_or(SyzygyWdl::Draw);
+        .unwrap_or(Wdl5::Draw);
     let of_best = || values.iter().filter(move |v| class(v.wdl) == best);
     let keep: Vec<Move> = match best {
-        SyzygyWdl::Win if repeated => {
+        Wdl5::Win if repeated => {
             let fastest = of_best().map(|v| v.dtz).min().unwrap_or(0);
             of_best()
                 .filter(|v| v.dtz == fastest)
                 .map(|v| v.mv)
                 .collect()
         }
-        SyzygyWdl::Win if !rule50 => {
+        Wdl5::Win if !rule50 => {
             let fastest = of_best().map(|v| v.dtz).min().unwrap_or(0);
             let reach = 100u16.saturating_sub(halfmove).max(fastest);
             of_best().filter(|v| v.dtz <= reach).map(|v| v.mv).collect()
         }
-        SyzygyWdl::Loss | SyzygyWdl::BlessedLoss => {
+        Wdl5::Loss | Wdl5::BlessedLoss => {
             let slowest = of_best().map(|v| v.dtz).max().unwrap_or(0);
             of_best()
                 .filter(|v| v.dtz == slowest)
@@ -390,7 +370,7 @@ mod tests {
         Move::normal(from, to)
     }
 
-    fn value(m: &str, wdl: SyzygyWdl, dtz: u16) -> RootMoveValue {
+    fn value(m: &str, wdl: Wdl5, dtz: u16) -> RootMoveValue {
         RootMoveValue {
             mv: mv(m),
             wdl,
@@ -400,7 +380,7 @@ mod tests {
 
     #[test]
     fn the_root_keeps_the_moves_that_keep_the_result() {
-        use SyzygyWdl::*;
+        use Wdl5::*;
         let moves = [
             value("a1a2", Win, 9),
             value("a1b2", Win, 31),

@@ -1,39 +1,50 @@
-//! One endgame's generated tables opened together (DTM, DTZ, DTZ50 files of `egtb::file`),
-//! read by position or by index. The generator reads its sub-endgames through this; the prober
+//! One endgame's generated tables opened together (DTM, DTZ, DTZ50 files of `egtb::file`, and
+//! its WDL file where there is one), read by position or by index. The generator reads its sub-endgames through this; the prober
 //! can too. Units: DTM in winner's moves (Nalimov); DTZ and DTZ50 in plies (Bourzutschky,
 //! Tamplin, Haworth 2005, Sections 2-4), see `tables/README.md`.
 
 use super::file::{
-    file_name, Metric, TableError, TableFile, TableHeader, TbValue, FLAG_EQUALS_DTZ,
+    file_name, Compression, FileSpec, Metric, TableError, TableFile, TableHeader, TableWriter,
+    TbValue, Wdl5, FLAG_EQUALS_DTZ,
 };
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
-use std::path::Path;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
 
 /// The three files of one endgame and its index.
 pub struct EndgameTables {
     material: Material,
     index: EndgameIndex,
     files: [TableFile; 3],
+    /// The WDL file: written with the three by this version's generator, absent from older
+    /// table directories (`result` then reads DTM and DTZ50).
+    wdl: Option<TableFile>,
 }
 
 impl EndgameTables {
-    /// Opens and verifies (header and checksum) the three files of `material` in `dir`.
+    /// Opens and verifies (header and checksum) the three files of `material` in `dir`, and
+    /// its WDL file if there is one (one present but damaged is refused as the others are).
     pub fn open(dir: &Path, material: &Material) -> Result<EndgameTables, TableError> {
         let m = material.canonical().0;
         let open = |metric| TableFile::open_for(&dir.join(file_name(&m, metric)), &m, metric);
         let files = [open(Metric::Dtm)?, open(Metric::Dtz)?, open(Metric::Dtz50)?];
+        let wdl = match dir.join(file_name(&m, Metric::Wdl)).try_exists() {
+            Ok(true) => Some(open(Metric::Wdl)?),
+            _ => None,
+        };
         Ok(EndgameTables {
             material: m,
             index: EndgameIndex::new(&m),
             files,
+            wdl,
         })
     }
 
     /// Opens the three files as `open` does, then holds them decompressed in memory.
     pub fn open_loaded(dir: &Path, material: &Material) -> Result<EndgameTables, TableError> {
         let mut t = EndgameTables::open(dir, material)?;
-        for f in &mut t.files {
+        for f in t.files.iter_mut().chain(t.wdl.as_mut()) {
             f.load()?;
         }
         Ok(t)
@@ -47,15 +58,46 @@ impl EndgameTables {
         &self.index
     }
 
-    /// The header of one metric's file.
+    /// The file of a distance metric, or the WDL file (None if there is none).
+    pub fn file(&self, metric: Metric) -> Option<&TableFile> {
+        match metric {
+            Metric::Wdl => self.wdl.as_ref(),
+            m => Some(&self.files[m as usize - 1]),
+        }
+    }
+
+    /// The header of one distance metric's file.
     pub fn header(&self, metric: Metric) -> &TableHeader {
+        debug_assert!(
+            metric != Metric::Wdl,
+            "WDL has its own file, if any: `file`"
+        );
         self.files[metric as usize - 1].header()
     }
 
-    /// The value of one metric at an entry (None if out of range or the half is absent). The
-    /// value of a broken entry is the broken mark only where `marks_broken`.
+    /// The result with the 50-move rule at an entry: one value of the WDL file, or DTM's and
+    /// DTZ50's where there is none. None if out of range, the half is absent, or the entry is
+    /// marked broken (a WDL file gives a broken entry a neighbour's result: the index tells
+    /// broken entries).
+    #[inline]
+    pub fn result(&self, half: Half, idx: u64) -> Option<Wdl5> {
+        match &self.wdl {
+            Some(f) => Wdl5::from_code(f.value(half, idx)?.raw()),
+            None => Wdl5::of(
+                self.value(Metric::Dtm, half, idx)?,
+                self.value(Metric::Dtz50, half, idx)?,
+            ),
+        }
+    }
+
+    /// The value of one distance metric at an entry (None if out of range or the half is
+    /// absent). The value of a broken entry is the broken mark only where `marks_broken`.
     #[inline]
     pub fn value(&self, metric: Metric, half: Half, idx: u64) -> Option<TbValue> {
+        debug_assert!(
+            metric != Metric::Wdl,
+            "a result is not a `TbValue`: `result`"
+        );
         let file = &self.files[metric as usize - 1];
         if metric == Metric::Dtz50 && file.header().is_dtz_delta() {
             return file.value_over(&self.files[Metric::Dtz as usize - 1], half, idx);
@@ -113,6 +155,77 @@ impl EndgameTables {
     pub fn probe(&self, pos: &TbPosition) -> Option<[TbValue; 3]> {
         let (half, idx) = self.entry(pos)?;
         self.values(half, idx)
+    }
+}
+
+impl EndgameTables {
+    /// Writes the WDL file of these tables into `dir` (atomically), the result of every entry
+    /// from DTM and DTZ50 read block by block; returns its path.
+    pub fn write_wdl(&self, dir: &Path) -> Result<PathBuf, TableError> {
+        let halves = self.index.stored_halves();
+        let mut w = TableWriter::create(
+            dir,
+            &FileSpec {
+                material: self.material,
+                metric: Metric::Wdl,
+                halves,
+                max_raw: Wdl5::Win.code(),
+                compression: Compression::Zstd,
+                unmark_broken: true,
+                delta: false,
+            },
+        )?;
+        // Chunks of whole blocks of every width, put together in parallel a group at a time.
+        const CHUNK: u64 = 1 << 16;
+        const GROUP: u64 = 64 * CHUNK;
+        let corrupt = |what: String| TableError::Corrupt {
+            path: self.files[0].path().to_path_buf(),
+            what,
+        };
+        for &h in halves {
+            let size = self.index.size(h);
+            w.begin_half(h, size)?;
+            for g in (0..size).step_by(GROUP as usize) {
+                let chunks: Option<Vec<Vec<TbValue>>> = (g..(g + GROUP).min(size))
+                    .step_by(CHUNK as usize)
+                    .collect::<Vec<u64>>()
+                    .into_par_iter()
+                    .map(|c| self.results(h, c..(c + CHUNK).min(size)))
+                    .collect();
+                let chunks = chunks.ok_or_else(|| corrupt(format!("half {}", h.name())))?;
+                for c in &chunks {
+                    w.push(c, None)?;
+                }
+            }
+            w.end_half()?;
+        }
+        w.finish()
+    }
+
+    /// The results of entries `range` of `half` as WDL codes (broken: `TbValue::BROKEN`), from
+    /// DTM and DTZ50.
+    fn results(&self, half: Half, range: std::ops::Range<u64>) -> Option<Vec<TbValue>> {
+        let [dtm_file, dtz_file, dtz50_file] = &self.files;
+        let (mut dtm, mut dtz, mut dtz50) = (Vec::new(), Vec::new(), Vec::new());
+        dtm_file.read_range(half, range.clone(), &mut dtm)?;
+        dtz50_file.read_range(half, range.clone(), &mut dtz50)?;
+        if dtz50_file.header().is_dtz_delta() {
+            dtz_file.read_range(half, range, &mut dtz)?;
+            for (v, d) in dtz50.iter_mut().zip(&dtz) {
+                *v = match v.raw() {
+                    0 => *d,
+                    code => TbValue::from_raw(code - 1),
+                };
+            }
+        }
+        Some(
+            dtm.iter()
+                .zip(&dtz50)
+                .map(|(&m, &z)| {
+                    Wdl5::of(m, z).map_or(TbValue::BROKEN, |r| TbValue::from_raw(r.code()))
+                })
+                .collect(),
+        )
     }
 }
 

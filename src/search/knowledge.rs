@@ -8,8 +8,9 @@
 
 use super::value::{table_mate, table_win, Value, DRAW};
 use crate::chess::{Color, PieceType, Position};
-use crate::egtb::probe::{material_key, position_material, TbProbe, TbReader, Wdl};
-use crate::egtb::syzygy::{Syzygy, SyzygyWdl};
+use crate::egtb::file::Wdl5;
+use crate::egtb::probe::{material_key, position_material, TableVerdict, TbProbe, TbReader};
+use crate::egtb::syzygy::Syzygy;
 use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, Wanted};
 use std::sync::Arc;
 
@@ -78,31 +79,35 @@ pub struct Knowledge {
 pub const CURSED: Value = 2;
 
 /// The score of a table value for its side to move, at `ply` from the root, with `halfmove`
-/// plies on the counter: a win under the 50-move rule (`TbProbe::wdl50`, exact) is a mate in
-/// the table's DTM counted from the root; a win the rule spoils is a draw plus `CURSED`; losses
-/// symmetrically. None for a win without a DTM, which a sound table never holds. The root
-/// (`search::thread`) scores its moves with it too, so both agree on what a table line is worth.
+/// plies on the counter (`TbProbe::verdict`); None for a win without a DTM, which a sound
+/// table never holds. The root (`search::thread`) scores its moves with it too, so both agree
+/// on what a table line is worth.
 pub fn table_score(p: &TbProbe, halfmove: u16, ply: usize) -> Option<Value> {
-    Some(match p.wdl50(halfmove) {
-        Wdl::Win => table_mate(ply + p.dtm_plies()? as usize, true),
-        Wdl::Loss => table_mate(ply + p.dtm_plies()? as usize, false),
-        Wdl::Draw => match p.wdl() {
-            Wdl::Win => DRAW + CURSED,
-            Wdl::Loss => DRAW - CURSED,
-            Wdl::Draw => DRAW,
-        },
-    })
+    p.verdict(halfmove).map(|v| verdict_score(v, ply))
+}
+
+/// The score of a table verdict at `ply` from the root: a win under the 50-move rule is a mate
+/// in the table's DTM counted from the root; a win the rule spoils is a draw plus `CURSED`;
+/// losses symmetrically.
+pub fn verdict_score(v: TableVerdict, ply: usize) -> Value {
+    match v {
+        TableVerdict::Win(plies) => table_mate(ply + plies as usize, true),
+        TableVerdict::Loss(plies) => table_mate(ply + plies as usize, false),
+        TableVerdict::CursedWin => DRAW + CURSED,
+        TableVerdict::BlessedLoss => DRAW - CURSED,
+        TableVerdict::Draw => DRAW,
+    }
 }
 
 /// The score of a Syzygy result met `ply` plies from the root: a win without a distance
 /// (`table_win`), a win or loss the 50-move rule spoils as `table_score` scores it.
-pub fn syzygy_score(wdl: SyzygyWdl, ply: usize) -> Value {
+pub fn syzygy_score(wdl: Wdl5, ply: usize) -> Value {
     match wdl {
-        SyzygyWdl::Win => table_win(ply, true),
-        SyzygyWdl::Loss => table_win(ply, false),
-        SyzygyWdl::CursedWin => DRAW + CURSED,
-        SyzygyWdl::BlessedLoss => DRAW - CURSED,
-        SyzygyWdl::Draw => DRAW,
+        Wdl5::Win => table_win(ply, true),
+        Wdl5::Loss => table_win(ply, false),
+        Wdl5::CursedWin => DRAW + CURSED,
+        Wdl5::BlessedLoss => DRAW - CURSED,
+        Wdl5::Draw => DRAW,
     }
 }
 
@@ -147,14 +152,14 @@ impl Knowledge {
     #[inline]
     fn table(&mut self, pos: &Position, ply: usize) -> Option<Value> {
         let reader = self.tables.as_mut()?;
-        let Some(p) = reader.probe(pos) else {
+        let Some(v) = reader.verdict(pos) else {
             if pos.men() as u8 <= self.gen_max_men && pos.castling_rights() == 0 && pos.men() >= 3 {
                 self.request_missing(pos);
             }
             return None;
         };
         self.tbhits += 1;
-        table_score(&p, pos.halfmove_clock(), ply)
+        Some(verdict_score(v, ply))
     }
 
     /// Syzygy's score of a node `depth` plies from the horizon, if its tables may answer: a

@@ -200,9 +200,7 @@ fn prefetch<T>(x: &T) {
 /// (`prefetch`); `reach` is then run on them in order. Made once per task, used for one
 /// position after another.
 struct Reached<'a> {
-    bits: &'a [HalfBits; 2],
-    cand: &'a Bits<1>,
-    counters: &'a Counters,
+    state: &'a PassState,
     /// Are the entries reached by un-captures from a sub-table (which no counter counts)?
     seeding: bool,
     /// Do the entries held reach a loss?
@@ -216,16 +214,9 @@ struct Reached<'a> {
 const REACHED: usize = 128;
 
 impl<'a> Reached<'a> {
-    fn new(
-        bits: &'a [HalfBits; 2],
-        cand: &'a Bits<1>,
-        counters: &'a Counters,
-        seeding: bool,
-    ) -> Reached<'a> {
+    fn new(state: &'a PassState, seeding: bool) -> Reached<'a> {
         Reached {
-            bits,
-            cand,
-            counters,
+            state,
             seeding,
             to_loss: false,
             entries: [(Half::Wtm, 0); REACHED],
@@ -247,14 +238,14 @@ impl<'a> Reached<'a> {
         } else {
             0
         };
-        let b = &self.bits[h as usize];
+        let b = &self.state.bits[h as usize];
         b.bits.prefetch(i);
         if !self.to_loss {
             if let Some(l) = &b.losable {
                 l.prefetch(i);
             }
-            self.cand.prefetch(i);
-            if let Some(c) = &self.counters[h as usize] {
+            self.state.cand.prefetch(i);
+            if let Some(c) = &self.state.counters[h as usize] {
                 prefetch(&c[i as usize]);
             }
         }
@@ -337,6 +328,14 @@ impl HalfBits {
     fn next(&self) -> usize {
         FRONTIERS[0] + FRONTIERS[1] - self.now
     }
+}
+
+/// What the passes of a solve read and write: the planes of both halves, the candidates (the
+/// predecessors of the pass's wins, to be checked) and the un-move counters.
+struct PassState {
+    bits: [HalfBits; 2],
+    cand: Bits<1>,
+    counters: Counters,
 }
 
 /// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
@@ -634,7 +633,6 @@ impl BitmapSolver<'_> {
             HalfBits::new(layout.size(Half::Wtm))?,
             HalfBits::new(layout.size(Half::Btm))?,
         ];
-        let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let seeds = self.seeds()?;
         let mut log = DepthLog::create(log_path).map_err(io)?;
         const CHUNK: u64 = 1 << 12;
@@ -653,6 +651,13 @@ impl BitmapSolver<'_> {
         }
 
         let counters = self.counters(&bits);
+        let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
+        let mut state = PassState {
+            bits,
+            cand,
+            counters,
+        };
+        let bits = &state.bits;
 
         // Depth 0: the mates.
         let resolved = AtomicU64::new(0);
@@ -709,17 +714,17 @@ impl BitmapSolver<'_> {
                 // Y = the side to move of `h`: its positions at depth n, in this table and in
                 // the sub-tables its opponent captures into. Predecessors of losses are won
                 // at once; those of wins are checked once each, after all are marked.
-                self.frontier(&bits, &cand, &counters, h, &won);
+                self.frontier(&state, h, &won);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
-                    self.seed(&bits, &cand, &counters, s, n, &won);
+                    self.seed(&state, s, n, &won);
                 }
-                self.check_candidates(&bits, &cand, &counters, h, n, &lost);
+                self.check_candidates(&state, h, n, &lost);
             }
-            for b in bits.iter_mut() {
+            for b in state.bits.iter_mut() {
                 b.now = b.next();
             }
             for h in Half::BOTH {
-                let b = &bits[h as usize];
+                let b = &state.bits[h as usize];
                 log.append(h, n + 1, b.bits.plane(b.now)).map_err(io)?;
             }
             let (won, lost) = (won.into_inner(), lost.into_inner());
@@ -734,6 +739,11 @@ impl BitmapSolver<'_> {
         }
         // The won bits go to the log too: the values are put together after later solves,
         // which need the memory.
+        let PassState {
+            bits,
+            cand,
+            counters,
+        } = state;
         drop((cand, counters));
         for h in Half::BOTH {
             let b = &bits[h as usize].bits;
@@ -748,16 +758,9 @@ impl BitmapSolver<'_> {
     }
 
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared).
-    fn frontier(
-        &self,
-        bits: &[HalfBits; 2],
-        cand: &Bits<1>,
-        counters: &Counters,
-        h: Half,
-        fresh: &AtomicU64,
-    ) {
-        let b = &bits[h as usize];
-        let init = || Reached::new(bits, cand, counters, false);
+    fn frontier(&self, state: &PassState, h: Half, fresh: &AtomicU64) {
+        let b = &state.bits[h as usize];
+        let init = || Reached::new(state, false);
         let done = b.bits.drain(b.now, init, |reached, idx| {
             let pos = self.layout.decode_valid(h, idx);
             reached.start(b.bits.get(LOST, idx));
@@ -771,15 +774,7 @@ impl BitmapSolver<'_> {
     }
 
     /// Pass n for the sub-table positions of `s` at depth n: their un-captures.
-    fn seed(
-        &self,
-        bits: &[HalfBits; 2],
-        cand: &Bits<1>,
-        counters: &Counters,
-        s: &Seeds,
-        n: u16,
-        fresh: &AtomicU64,
-    ) {
+    fn seed(&self, state: &PassState, s: &Seeds, n: u16, fresh: &AtomicU64) {
         let Some(range) = s.starts.get(n as usize..=n as usize + 1) else {
             return;
         };
@@ -788,7 +783,7 @@ impl BitmapSolver<'_> {
             .par_chunks(1 << 10)
             .for_each(|chunk| {
                 let mut done = 0;
-                let mut reached = Reached::new(bits, cand, counters, true);
+                let mut reached = Reached::new(state, true);
                 for &e in chunk {
                     let idx = (e & !Y_WINS) as u64;
                     // Files that leave broken entries unmarked give them a neighbour's value.
@@ -812,19 +807,12 @@ impl BitmapSolver<'_> {
 
     /// The candidates marked in the half before `h` (predecessors of its wins at depth n):
     /// lost at n + 1 if every move now loses. Clears `cand`.
-    fn check_candidates(
-        &self,
-        bits: &[HalfBits; 2],
-        cand: &Bits<1>,
-        counters: &Counters,
-        h: Half,
-        n: u16,
-        fresh: &AtomicU64,
-    ) {
+    fn check_candidates(&self, state: &PassState, h: Half, n: u16, fresh: &AtomicU64) {
         let ph = Half::of(!h.stm());
+        let bits = &state.bits;
         let b = &bits[ph as usize];
-        let counted = counters[ph as usize].as_ref();
-        let done = cand.drain(
+        let counted = state.counters[ph as usize].as_ref();
+        let done = state.cand.drain(
             0,
             || (),
             |_, pi| {
@@ -940,7 +928,7 @@ impl BitmapSolver<'_> {
 /// left.
 #[inline]
 fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
-    let b = &r.bits[ph as usize];
+    let b = &r.state.bits[ph as usize];
     if r.to_loss {
         if b.bits.get(LOST, pi) || !b.bits.set(WON, pi) {
             return false;
@@ -951,7 +939,7 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
     if b.bits.get2(WON, LOST, pi) != (false, false) || !b.losable(pi) {
         return false;
     }
-    let last = match &r.counters[ph as usize] {
+    let last = match &r.state.counters[ph as usize] {
         None => true,
         Some(c) => {
             let count = c[pi as usize].load(Relaxed);
@@ -967,7 +955,7 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
         }
     };
     if last {
-        r.cand.set(0, pi);
+        r.state.cand.set(0, pi);
     }
     false
 }

@@ -437,6 +437,8 @@ fn finish(
 ) -> Result<TableSummary, GenError> {
     let out = staging.dir();
     let bar = &opts.progress;
+    bar.set_message(format!("{m} wdl"));
+    EndgameTables::open(out, &m)?.write_wdl(out)?;
     let seconds = start.elapsed().as_secs_f64();
     let peak_bytes = peak_memory_bytes();
     reset_peak_memory();

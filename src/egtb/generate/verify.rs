@@ -6,7 +6,7 @@
 
 use super::solve::{backed, dtm_plies, preference, wdl_of, zeroing, RULE50_PLIES};
 use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Position, Square};
-use crate::egtb::file::{Metric, TbValue};
+use crate::egtb::file::{Metric, TbValue, Wdl5};
 use crate::egtb::index::{EndgameIndex, Half, TbPosition};
 use crate::egtb::tables::EndgameTables;
 use crate::memory::{HugeArray, OutOfMemory};
@@ -365,6 +365,22 @@ fn verify_range(
                     continue;
                 };
                 n_checked += 1;
+                // The WDL file must give the result its entry's DTM and DTZ50 give.
+                let [dtm, _, dtz50] = table.values(half, idx).unwrap_or([TbValue::BROKEN; 3]);
+                let result = table.result(half, idx);
+                if result != Wdl5::of(dtm, dtz50) {
+                    n_bad += 1;
+                    let mut ex = examples.lock().expect("no panics while held");
+                    if ex.len() < 10 {
+                        ex.push(format!(
+                            "{} {} #{idx} wdl: stored {result:?}, DTM and DTZ50 give {:?}",
+                            table.material(),
+                            half.name(),
+                            Wdl5::of(dtm, dtz50),
+                        ));
+                    }
+                    continue;
+                }
                 let computed = minimax(table, subs, packed, &mut pos, &tb, &mut scratch);
                 for m in 0..3 {
                     if computed[m] != stored[m] {
