@@ -10,7 +10,7 @@ use super::file::{
     file_name, write_compact, Metric, TableError, TableFile, TbValue, Wdl5, COMPRESSION_ZSTD,
     FORMAT_VERSION,
 };
-use super::index::Half;
+use super::index::{EndgameIndex, Half};
 use super::material::Material;
 use super::staging::Staging;
 use super::tables::EndgameTables;
@@ -89,7 +89,9 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
     }
     EndgameTables::open(staging.dir(), &m)?.write_wdl(staging.dir())?;
     let new = EndgameTables::open(staging.dir(), &m)?;
-    let (checked, mismatches) = compare(&old, &new, |t, h, i| (t.values(h, i), t.result(h, i)));
+    let read = |t: &EndgameTables, h, i| (t.values(h, i), t.result(h, i));
+    let (checked, mismatches) =
+        count_differences(old.index(), |h, i| read(&old, h, i) != read(&new, h, i));
     if mismatches > 0 {
         return Err(RecompressError::Mismatch {
             endgame: m,
@@ -107,13 +109,11 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
     }))
 }
 
-/// Legal entries of `old` and how many of them `read` finds different in `new`.
-fn compare<T: PartialEq>(
-    old: &EndgameTables,
-    new: &EndgameTables,
-    read: impl Fn(&EndgameTables, Half, u64) -> T + Sync,
+/// Legal entries of `index` and how many of them `differs`.
+fn count_differences(
+    index: &EndgameIndex,
+    differs: impl Fn(Half, u64) -> bool + Sync,
 ) -> (u64, u64) {
-    let index = old.index();
     index
         .stored_halves()
         .iter()
@@ -121,7 +121,7 @@ fn compare<T: PartialEq>(
             (0..index.size(h))
                 .into_par_iter()
                 .filter(|&i| index.decode(h, i).is_some())
-                .map(|i| (1, (read(old, h, i) != read(new, h, i)) as u64))
+                .map(|i| (1, differs(h, i) as u64))
                 .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
         })
         .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -134,21 +134,9 @@ fn add_wdl(dir: &Path, old: EndgameTables, before: u64) -> Result<Converted, Rec
     let staging = Staging::new(dir).map_err(|e| RecompressError::Io(dir.to_path_buf(), e))?;
     let written = old.write_wdl(staging.dir())?;
     let wdl = TableFile::open_for(&written, &m, Metric::Wdl)?;
-    let index = old.index();
-    let (checked, mismatches) = index
-        .stored_halves()
-        .iter()
-        .map(|&h| {
-            (0..index.size(h))
-                .into_par_iter()
-                .filter(|&i| index.decode(h, i).is_some())
-                .map(|i| {
-                    let stored = wdl.value(h, i).and_then(|v| Wdl5::from_code(v.raw()));
-                    (1, (stored != old.result(h, i)) as u64)
-                })
-                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-        })
-        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let (checked, mismatches) = count_differences(old.index(), |h, i| {
+        wdl.value(h, i).and_then(|v| Wdl5::from_code(v.raw())) != old.result(h, i)
+    });
     if mismatches > 0 {
         return Err(RecompressError::Mismatch {
             endgame: m,
