@@ -4,13 +4,19 @@
 //! every entry DTZ <= DTM (plies), DTZ50 >= DTZ for wins, and the three metrics agree on who
 //! wins wherever the 50-move rule does not turn a win into a draw.
 
-use fortress::egtb::file::{write_table, Compression, Metric, Outcome, TableSpec, TbValue};
+use fortress::chess::Position;
+use fortress::egtb::file::{Metric, Outcome, TbValue};
 use fortress::egtb::generate::table8;
-use fortress::egtb::generate::{gentb, verify, Counting, Dtz50Method, GenOptions, TableSummary};
+use fortress::egtb::generate::{
+    gentb, open_subs, verify, Counting, Dtz50Method, GenOptions, TableSummary,
+};
 use fortress::egtb::{EndgameIndex, EndgameTables, Half, Material};
 use indicatif::ProgressBar;
 use std::time::Instant;
 
+#[path = "common/both_sides.rs"]
+mod both_sides;
+use both_sides::{read_metric, store_both_sides, write_metric};
 #[path = "common/soundness.rs"]
 mod soundness;
 
@@ -50,13 +56,17 @@ fn value_hashes(name: &str) -> Option<[u64; 3]> {
         })
 }
 
-fn hashes_of(t: &EndgameTables) -> [u64; 3] {
+fn hashes_of(dir: &std::path::Path, t: &EndgameTables) -> [u64; 3] {
     let index = t.index();
+    let subs = open_subs(std::iter::once(dir), &t.material()).expect("sub-endgames open");
+    let mut pos = Position::startpos();
     Metric::ALL.map(|m| {
         let mut h = xxhash_rust::xxh3::Xxh3::new();
         for &half in index.stored_halves() {
             for i in (0..index.size(half)).filter(|&i| index.decode(half, i).is_some()) {
-                let v = t.value(m, half, i).expect("in range");
+                let v = t
+                    .values_by_one_ply(half, i, &subs[..], &mut pos)
+                    .expect("in range")[m as usize - 1];
                 h.update(&v.raw().to_le_bytes());
             }
         }
@@ -73,17 +83,21 @@ fn dtm_plies(o: Outcome) -> Option<u32> {
     }
 }
 
-fn check_metric_relations(t: &EndgameTables) -> (u64, u64) {
+fn check_metric_relations(dir: &std::path::Path, t: &EndgameTables) -> (u64, u64) {
     let (mut checked, mut bad) = (0u64, 0u64);
     let index = t.index();
+    let subs = open_subs(std::iter::once(dir), &t.material()).expect("sub-endgames open");
+    let mut pos = Position::startpos();
     for &h in index.stored_halves() {
         for i in 0..index.size(h) {
-            let get = |m| t.value(m, h, i).expect("in range").outcome();
-            let (dtm, dtz, dtz50) = (get(Metric::Dtm), get(Metric::Dtz), get(Metric::Dtz50));
             // Broken entries hold their neighbours' values: only the index tells them.
             if index.decode(h, i).is_none() {
                 continue;
             }
+            let [dtm, dtz, dtz50] = t
+                .values_by_one_ply(h, i, &subs[..], &mut pos)
+                .expect("in range")
+                .map(|v| v.outcome());
             checked += 1;
             let ok = match (dtm, dtz) {
                 (Outcome::Win(_), Outcome::Win(z)) | (Outcome::Loss(_), Outcome::Loss(z)) => {
@@ -154,11 +168,11 @@ fn all_three_and_four_man_tables() {
             failures.push(format!("{name}: {:?} vs Table 8 {paper:?}", s.max_dtm()));
         }
         let t = EndgameTables::open(dir.path(), &s.material).expect("tables open");
-        let (checked, bad) = check_metric_relations(&t);
+        let (checked, bad) = check_metric_relations(dir.path(), &t);
         assert_eq!(checked, v.checked, "{name}");
         assert_eq!(bad, 0, "{name}: metric relations");
         let want = value_hashes(&name).unwrap_or_else(|| panic!("{name}: no recorded hashes"));
-        if hashes_of(&t) != want {
+        if hashes_of(dir.path(), &t) != want {
             failures.push(format!("{name}: values differ from the recorded ones"));
         }
     }
@@ -203,7 +217,7 @@ fn bitmap_solver_gives_the_recorded_values() {
             assert!(s.built);
             let name = s.material.to_string();
             let t = EndgameTables::open(dir.path(), &s.material).expect("tables open");
-            if Some(hashes_of(&t)) != value_hashes(&name) {
+            if Some(hashes_of(dir.path(), &t)) != value_hashes(&name) {
                 failures.push(name);
             }
         }
@@ -348,25 +362,11 @@ fn dtz50_solver_agrees_with_dtz_where_the_rule_cannot_bite() {
     }
 }
 
-/// Every value of `metric` in `dir`'s table of `m`, per stored half.
-fn read_metric(dir: &std::path::Path, m: &Material, metric: Metric) -> Vec<(Half, Vec<TbValue>)> {
-    let t = EndgameTables::open(dir, m).expect("tables open");
-    let index = t.index();
-    index
-        .stored_halves()
-        .iter()
-        .map(|&h| {
-            let values = (0..index.size(h))
-                .map(|i| t.value(metric, h, i).expect("in range"))
-                .collect();
-            (h, values)
-        })
-        .collect()
-}
-
-/// Rewrites `m`'s DTZ50 file with every win and loss drawn: a stand-in for a sub-endgame whose
-/// results the 50-move rule changes (no 3-4 man endgame has one).
+/// Rewrites `m`'s DTZ50 file with every win and loss drawn, and its WDL file to match: a
+/// stand-in for a sub-endgame whose results the 50-move rule changes (no 3-4 man endgame has
+/// one). Its DTZ and DTZ50 are stored for both sides first: the WDL file is written from DTZ50.
 fn draw_dtz50(dir: &std::path::Path, m: &Material) {
+    store_both_sides(dir, m);
     let halves: Vec<(Half, Vec<TbValue>)> = read_metric(dir, m, Metric::Dtz50)
         .into_iter()
         .map(|(h, v)| {
@@ -381,26 +381,8 @@ fn draw_dtz50(dir: &std::path::Path, m: &Material) {
         })
         .collect();
     write_metric(dir, m, Metric::Dtz50, &halves);
-}
-
-/// Writes `halves` as `m`'s file of `metric` in `dir` (with a valid checksum).
-fn write_metric(
-    dir: &std::path::Path,
-    m: &Material,
-    metric: Metric,
-    halves: &[(Half, Vec<TbValue>)],
-) {
-    let refs: Vec<(Half, &[TbValue])> = halves.iter().map(|(h, v)| (*h, &v[..])).collect();
-    let spec = TableSpec {
-        material: *m,
-        metric,
-        halves: &refs,
-        compression: Compression::Zstd,
-        // The values were read from files whose broken entries hold their neighbours' values.
-        unmark_broken: true,
-        delta_of: None,
-    };
-    write_table(dir, &spec).expect("write");
+    let t = EndgameTables::open(dir, m).expect("tables open");
+    t.write_wdl(dir).expect("WDL file written");
 }
 
 /// DTZ50 taken from DTZ where a sub-endgame's results differ under the rule
@@ -455,6 +437,8 @@ fn a_stopped_verification_goes_on_where_it_was() {
     };
     let krk = Material::parse("KRK").unwrap();
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
+    // Rounds are the six-man verification, and six-man files store both sides to move.
+    store_both_sides(dir.path(), &krk);
     let own = EndgameTables::open(dir.path(), &krk).unwrap();
     let checkpoint = dir.path().join(".KRK.verify");
     let run = |record: Option<String>| {
@@ -511,6 +495,7 @@ fn verifier_sees_one_wrong_entry() {
     let opts = options(dir.path(), false);
     let krk = Material::parse("KRK").unwrap();
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
+    store_both_sides(dir.path(), &krk);
     // The check half by half (six-man tables too large to hold decompressed) sees what the
     // check of the whole table sees.
     let checkpoint = dir.path().join(".KRK.verify");

@@ -767,6 +767,56 @@ fn format_1_files_are_read_and_recompressed() {
         let new_len = fs::metadata(&path).unwrap().len();
         assert!(new_len < old_len, "{metric:?}: {new_len} >= {old_len}");
     }
+    // Without its sub-endgames no side can be worked out by one ply: both are kept.
+    let (code, out, _) = engine(&["gentb", "--recompress", "--dir", dir_arg]);
+    assert_eq!(code, 0);
+    assert!(out.contains("KPK: in the current format, kept"), "{out}");
+    // With them, DTZ and DTZ50 are stored for one side, the other read by one ply.
+    let dtz_len = |d: &Path| {
+        fs::metadata(d.join(file_name(&kpk, Metric::Dtz)))
+            .unwrap()
+            .len()
+    };
+    let two_sided = dtz_len(&dir);
+    let subs: Vec<Material> = kpk
+        .sub_endgames()
+        .into_iter()
+        .filter(|m| m.men() > 2)
+        .collect();
+    let opts = fortress::egtb::generate::GenOptions {
+        verify: false,
+        ..fortress::egtb::generate::GenOptions::new(&dir)
+    };
+    fortress::egtb::generate::gentb(&subs, &opts, &mut |_| {}).expect("sub-endgames built");
+    let (code, out, err) = engine(&["gentb", "--recompress", "--dir", dir_arg]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("KPK: ") && out.contains("positions checked"),
+        "{out}"
+    );
+    let new = fortress::egtb::EndgameTables::open(&dir, &kpk).unwrap();
+    let missing = new.zeroing_missing().expect("one side stored");
+    assert!(dtz_len(&dir) < two_sided);
+    let sub_tables: Vec<_> = subs
+        .iter()
+        .map(|m| fortress::egtb::EndgameTables::open(&dir, m).unwrap())
+        .collect();
+    let index = new.index();
+    let mut pos = fortress::chess::Position::startpos();
+    let by_one_ply: Vec<_> = index
+        .stored_halves()
+        .iter()
+        .flat_map(|&h| (0..index.size(h)).map(move |i| (h, i)))
+        .filter(|&(h, i)| index.decode(h, i).is_some())
+        .map(|(h, i)| {
+            assert_eq!(new.values(h, i).is_none(), h == missing);
+            new.values_by_one_ply(h, i, &sub_tables[..], &mut pos)
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(by_one_ply, before, "one side and one ply against format 1");
+    assert_eq!(results(&new), derived);
+    drop(new);
     let (code, out, _) = engine(&["gentb", "--recompress", "--dir", dir_arg]);
     assert_eq!(code, 0);
     assert!(out.contains("KPK: in the current format, kept"), "{out}");

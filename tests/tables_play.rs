@@ -4,6 +4,9 @@
 //! statistics and verification, colour flip and board symmetry; damaged, missing and deleted
 //! tables. The tables are generated once per test binary into a temporary directory.
 
+#[path = "common/both_sides.rs"]
+mod both_sides;
+use both_sides::store_both_sides;
 #[path = "common/playout.rs"]
 mod playout;
 
@@ -168,28 +171,36 @@ fn probe_agrees_with_generator_statistics_and_symmetry() {
 }
 
 /// The search's verdict reads the WDL file first and the distances only for a win or loss: it
-/// must be what the three values give, with the WDL files and without them (older
-/// directories), at every counter; a damaged WDL file is refused as a damaged DTM file is.
+/// must be what the three values give, with the WDL files and without them (older directories,
+/// whose DTZ and DTZ50 files hold both sides to move), at every counter; a damaged WDL file is
+/// refused as a damaged DTM file is.
 #[test]
 fn the_search_verdict_reads_the_wdl_file_as_the_three_values_read() {
     let s = setup();
     let bare = tempfile::tempdir().unwrap();
     let damaged = tempfile::tempdir().unwrap();
-    for name in ENDGAMES.iter().chain(["KQKN", "KRKR", "KNK", "KBK"].iter()) {
-        let Some(m) = Material::parse(name).ok() else {
+    let mut copied = Vec::new();
+    for name in ["KNK", "KBK", "KQK", "KRK", "KPK", "KQKN", "KRKN", "KRKR"] {
+        let m = Material::parse(name).unwrap().canonical().0;
+        if !s.path.join(format!("{m}.dtm.ftb")).is_file() {
             continue;
-        };
-        let m = m.canonical().0;
+        }
         for metric in ["dtm", "dtz", "dtz50", "wdl"] {
             let f = format!("{m}.{metric}.ftb");
             if !s.path.join(&f).is_file() {
                 continue;
             }
-            if metric != "wdl" {
-                std::fs::copy(s.path.join(&f), bare.path().join(&f)).unwrap();
-            }
+            std::fs::copy(s.path.join(&f), bare.path().join(&f)).unwrap();
             std::fs::copy(s.path.join(&f), damaged.path().join(&f)).unwrap();
         }
+        copied.push(m);
+    }
+    // Older directories: both sides to move, no WDL files.
+    for m in &copied {
+        store_both_sides(bare.path(), m);
+    }
+    for m in &copied {
+        std::fs::remove_file(bare.path().join(format!("{m}.wdl.ftb"))).unwrap();
     }
     assert!(
         s.path.join("KRKN.wdl.ftb").is_file(),
@@ -248,7 +259,7 @@ fn damaged_missing_and_deleted_tables_are_refused_and_reported() {
     let s = setup();
     let dir = tempfile::tempdir().unwrap();
     for name in ["KQK", "KRK"] {
-        for metric in ["dtm", "dtz", "dtz50"] {
+        for metric in ["dtm", "dtz", "dtz50", "wdl"] {
             let f = format!("{name}.{metric}.ftb");
             std::fs::copy(s.path.join(&f), dir.path().join(&f)).unwrap();
         }
@@ -279,7 +290,7 @@ fn damaged_missing_and_deleted_tables_are_refused_and_reported() {
     // A table deleted while the engine runs: readers holding the old snapshot keep working
     // (the mapping outlives the unlink), the rescan drops it and says so.
     let good = tempfile::tempdir().unwrap();
-    for metric in ["dtm", "dtz", "dtz50"] {
+    for metric in ["dtm", "dtz", "dtz50", "wdl"] {
         let f = format!("KRK.{metric}.ftb");
         std::fs::copy(s.path.join(&f), good.path().join(&f)).unwrap();
     }
@@ -376,7 +387,7 @@ fn search_scores_table_positions_with_the_real_counter() {
     // absent; the capture leads into KRK, probed inside the search with its own counter.
     let dir = tempfile::tempdir().unwrap();
     for name in ["KRK", "KNK"] {
-        for metric in ["dtm", "dtz", "dtz50"] {
+        for metric in ["dtm", "dtz", "dtz50", "wdl"] {
             let f = format!("{name}.{metric}.ftb");
             std::fs::copy(s.path.join(&f), dir.path().join(&f)).unwrap();
         }

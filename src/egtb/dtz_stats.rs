@@ -6,11 +6,11 @@
 //! the paper's KBBKNN figures (Table 5: 141,874,223 wins drawn with White to move, 46
 //! positions at the deepest DTZ50) count both.
 
-use super::file::{Metric, Outcome};
+use super::file::Outcome;
 use super::index::Half;
 use super::material::Material;
 use super::tables::EndgameTables;
-use crate::chess::Color;
+use crate::chess::{Color, Position};
 use rayon::prelude::*;
 
 /// The deepest wins of one metric among some positions.
@@ -126,9 +126,11 @@ impl EndgameStats {
 }
 
 /// Reads every entry of the DTZ and DTZ50 files of `tables` (all threads of rayon's pool) and
-/// counts each legal one. The files must hold every entry of the index
-/// (`paper::compare_dir` checks their headers first).
-pub fn scan(tables: &EndgameTables) -> EndgameStats {
+/// counts each legal one; a side to move the files leave out is worked out by one ply, with
+/// `others` holding the sub-endgames. The files must hold every entry of the index they store
+/// (`paper::compare_dir` checks their headers first). None if a sub-endgame needed is not in
+/// `others`.
+pub fn scan(tables: &EndgameTables, others: &[EndgameTables]) -> Option<EndgameStats> {
     let index = tables.index();
     // [half][0: side to move wins, 1: it loses]
     let mut by_stm = [[WinStats::default(); 2]; 2];
@@ -137,36 +139,41 @@ pub fn scan(tables: &EndgameTables) -> EndgameStats {
         let size = index.size(h);
         by_stm[h as usize] = (0..size.div_ceil(CHUNK))
             .into_par_iter()
-            .fold(
-                || [WinStats::default(); 2],
-                |mut s, c| {
-                    for i in c * CHUNK..((c + 1) * CHUNK).min(size) {
-                        // Broken entries hold their neighbours' values: only a decoded
-                        // position says the entry is one.
-                        if index.decode(h, i).is_none() {
-                            continue;
-                        }
-                        // DTM is not needed: reading it would cost a third more decompression.
-                        let value = |m| tables.value(m, h, i).expect("entry in range").outcome();
-                        let (dtz, dtz50) = (value(Metric::Dtz), value(Metric::Dtz50));
-                        let win = |o| match o {
-                            Outcome::Win(n) => Some(n),
-                            _ => None,
-                        };
-                        let loss = |o| match o {
-                            Outcome::Loss(n) => Some(n),
-                            _ => None,
-                        };
-                        s[0].add(win(dtz), win(dtz50), false);
-                        s[1].add(loss(dtz), loss(dtz50), true);
+            .map(|c| {
+                let mut s = [WinStats::default(); 2];
+                let mut pos = Position::startpos();
+                for i in c * CHUNK..((c + 1) * CHUNK).min(size) {
+                    // Broken entries hold their neighbours' values: only a decoded
+                    // position says the entry is one.
+                    if index.decode(h, i).is_none() {
+                        continue;
                     }
-                    s
-                },
-            )
-            .reduce(
+                    // DTM is not needed where the files store the side: reading it would
+                    // cost a third more decompression.
+                    let [dtz, dtz50] = if tables.zeroing_missing() == Some(h) {
+                        let [_, z, z50] = tables.values_by_one_ply(h, i, others, &mut pos)?;
+                        [z, z50]
+                    } else {
+                        tables.zeroing_pair(h, i).expect("entry in range")
+                    }
+                    .map(|v| v.outcome());
+                    let win = |o| match o {
+                        Outcome::Win(n) => Some(n),
+                        _ => None,
+                    };
+                    let loss = |o| match o {
+                        Outcome::Loss(n) => Some(n),
+                        _ => None,
+                    };
+                    s[0].add(win(dtz), win(dtz50), false);
+                    s[1].add(loss(dtz), loss(dtz50), true);
+                }
+                Some(s)
+            })
+            .try_reduce(
                 || [WinStats::default(); 2],
-                |a, b| [a[0].merge(b[0]), a[1].merge(b[1])],
-            );
+                |a, b| Some([a[0].merge(b[0]), a[1].merge(b[1])]),
+            )?;
     }
     // A symmetric endgame stores Btm only; its Wtm positions are those with colours flipped,
     // the same figures for the side to move.
@@ -179,10 +186,10 @@ pub fn scan(tables: &EndgameTables) -> EndgameStats {
         by[h as usize][stm.index()] = by_stm[h as usize][0];
         by[h as usize][(!stm).index()] = by_stm[h as usize][1];
     }
-    EndgameStats {
+    Some(EndgameStats {
         material: index.material(),
         by,
-    }
+    })
 }
 
 #[cfg(test)]

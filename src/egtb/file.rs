@@ -894,18 +894,68 @@ impl TableWriter {
             file.write_all(&header)?;
             file.sync_all()
         })?;
-        let io_err = |p: &Path| {
-            let p = p.to_path_buf();
-            move |source| TableError::Io { path: p, source }
-        };
-        fs::rename(&self.tmp, &self.path).map_err(io_err(&self.path))?;
+        rename_durably(&self.tmp, &self.path, &self.dir)?;
         self.finished = true;
-        // Make the rename itself durable.
-        if let Ok(d) = File::open(&self.dir) {
-            d.sync_all().map_err(io_err(&self.dir))?;
-        }
         Ok(self.path.clone())
     }
+}
+
+/// Moves a synced temporary file `tmp` over `path` in `dir`, and makes the rename durable.
+fn rename_durably(tmp: &Path, path: &Path, dir: &Path) -> Result<(), TableError> {
+    let io_err = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| TableError::Io { path: p, source }
+    };
+    fs::rename(tmp, path).map_err(io_err(path))?;
+    if let Ok(d) = File::open(dir) {
+        d.sync_all().map_err(io_err(dir))?;
+    }
+    Ok(())
+}
+
+/// Rewrites the file at `path` with the section of `half` alone, atomically as the writer
+/// writes: a distance metric stored for one side to move, whose other side a reader works out
+/// by one ply (`egtb::one_ply`). The section's bytes are copied as they stand (its block table
+/// counts from the section's start); the header and the payload's checksum are new.
+pub fn keep_half(path: &Path, half: Half) -> Result<(), TableError> {
+    let t = TableFile::open(path)?;
+    let Some(s) = t.sections[half as usize] else {
+        return Err(TableError::BadInput(format!(
+            "{} holds no half {}",
+            path.display(),
+            half.name()
+        )));
+    };
+    let section = &t.map[s.offset as usize..(s.offset + s.len) as usize];
+    let mut header = [0u8; HEADER_LEN];
+    header.copy_from_slice(&t.map[..HEADER_LEN]);
+    header[35] = 1 << half as u8;
+    header[HALF_SLOT..HALF_SLOT + 64].fill(0);
+    let slot = HALF_SLOT + 32 * half as usize;
+    put_u64(&mut header, slot, s.entries);
+    put_u64(&mut header, slot + 8, HEADER_LEN as u64);
+    put_u64(&mut header, slot + 16, s.len);
+    put_u64(&mut header, slot + 24, s.blocks);
+    put_u64(&mut header, OFF_PAYLOAD_LEN, s.len);
+    put_u64(&mut header, OFF_PAYLOAD_HASH, xxh3_64(section));
+    let hh = xxh3_64(&header[..OFF_HEADER_HASH]);
+    put_u64(&mut header, OFF_HEADER_HASH, hh);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy());
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = File::create(&tmp).and_then(|mut f| {
+        f.write_all(&header)?;
+        f.write_all(section)?;
+        f.sync_all()
+    });
+    if let Err(source) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(TableError::Io { path: tmp, source });
+    }
+    drop(t);
+    rename_durably(&tmp, path, dir)
 }
 
 impl Drop for TableWriter {
@@ -1030,6 +1080,11 @@ impl TableFile {
     /// Entries stored for a half (None: the half is not in this file).
     pub fn entries(&self, half: Half) -> Option<u64> {
         self.sections[half as usize].map(|s| s.entries)
+    }
+
+    /// Bytes of the section of a half (None: the half is not in this file).
+    pub fn stored_bytes(&self, half: Half) -> Option<u64> {
+        self.sections[half as usize].map(|s| s.len)
     }
 
     /// The value of entry `idx` of `half`; None if the half is not stored or `idx` is out of

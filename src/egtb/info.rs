@@ -79,8 +79,18 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
                 continue;
             }
         };
-        // The file must cover exactly the halves and ranges of the index.
-        let mismatch = index.stored_halves().iter().find_map(|&h| {
+        // The file must cover exactly the halves and ranges of the index, but DTZ and DTZ50 may
+        // leave one side to move out (answered by one ply: `one_ply`).
+        let stored = index.stored_halves();
+        let one_side = matches!(metric, Metric::Dtz | Metric::Dtz50)
+            && stored.len() == 2
+            && stored
+                .iter()
+                .filter(|&&h| table.entries(h).is_some())
+                .count()
+                == 1;
+        let present = |h: Half| !(one_side && table.entries(h).is_none());
+        let mismatch = stored.iter().filter(|&&h| present(h)).find_map(|&h| {
             (table.entries(h) != Some(index.size(h))).then(|| {
                 format!(
                     "half {} has {:?} entries, the index {}",
@@ -101,7 +111,7 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
             let count_outcomes = m == 0
                 || s.iter()
                     .all(|h| h.wins + h.draws + h.losses + h.broken == 0);
-            for &h in index.stored_halves() {
+            for &h in stored.iter().filter(|&&h| present(h)) {
                 let base = dtz.as_ref().filter(|_| table.header().is_dtz_delta());
                 let part = scan_half(&table, base, &index, h, m);
                 let st = &mut s[h as usize];

@@ -11,6 +11,8 @@
 //!   e.p. zone handled inside) and `file::TableFile::value(half, i)`; `TbValue::outcome` decodes.
 //! * in play: the registry and probe (`probe`), the root strategy SZ°Z50⁻Z⁻ (`strategy`), the
 //!   background generator (`background`), both building through `staging`.
+//! * DTZ and DTZ50 of a side to move the files leave out: by one ply (`one_ply`), in the
+//!   generator's own arithmetic of values in plies (`plies`).
 //! * against the literature: what the 50-move rule does to an endgame (`dtz_stats`) and the
 //!   six-man figures of Bourzutschky, Tamplin, Haworth (2005) beside ours (`paper`).
 
@@ -22,7 +24,9 @@ pub mod generate;
 pub mod index;
 pub mod info;
 pub mod material;
+pub mod one_ply;
 pub mod paper;
+pub mod plies;
 pub mod probe;
 pub mod recompress;
 pub mod staging;

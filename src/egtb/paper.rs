@@ -215,7 +215,14 @@ impl Paper {
     /// Every figure of Tables 3-6 for the endgame of `tables`: one scan of its DTZ and DTZ50
     /// files, then a probe of each example.
     pub fn compare(&self, tables: &EndgameTables) -> Result<Vec<Figure>, PaperError> {
-        let mut figures = self.depth_figures(&scan(tables))?;
+        // Six-man tables store both sides (`generate`): no sub-endgame is read.
+        let stats = scan(tables, &[]).ok_or_else(|| {
+            PaperError::Table(TableError::BadInput(format!(
+                "{}: DTZ for one side to move needs the sub-endgames",
+                tables.material()
+            )))
+        })?;
+        let mut figures = self.depth_figures(&stats)?;
         figures.extend(self.example_figures(tables)?);
         Ok(figures)
     }

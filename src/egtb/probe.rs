@@ -18,8 +18,9 @@
 //! and a changed file is only reopened through the full validation (header and checksum).
 
 use super::file::{file_name, Metric, Outcome, TbValue, Wdl5};
-use super::index::TbPosition;
+use super::index::{Half, TbPosition};
 use super::material::Material;
+use super::one_ply::{zeroing_values, Results};
 use super::tables::EndgameTables;
 use crate::chess::{Color, PieceType, Position};
 use std::path::{Path, PathBuf};
@@ -269,7 +270,8 @@ impl Registry {
         let t = self.find(material_key(&m))?;
         let tb = tb_position(pos);
         let (half, idx) = t.entry(&tb)?;
-        let [dtm, dtz, dtz50] = t.values(half, idx)?;
+        let dtm = t.value(Metric::Dtm, half, idx)?;
+        let [dtz, dtz50] = self.zeroing_pair(t, half, idx, pos, &tb)?;
         let p = TbProbe { dtm, dtz, dtz50 };
         (p.dtm != TbValue::BROKEN).then_some(p)
     }
@@ -288,7 +290,8 @@ impl Registry {
             return Some(TableVerdict::Draw);
         }
         let t = self.find(material_key(&position_material(pos)))?;
-        let (half, idx) = t.entry(&tb_position(pos))?;
+        let tb = tb_position(pos);
+        let (half, idx) = t.entry(&tb)?;
         let won = match t.result(half, idx)? {
             Wdl5::Win => true,
             Wdl5::Loss => false,
@@ -299,7 +302,8 @@ impl Registry {
         let h = pos.halfmove_clock();
         if h > 0 {
             // As `TbProbe::wdl50`: the zeroing move must come before a claim.
-            let spoiled = match t.value(Metric::Dtz50, half, idx)?.outcome() {
+            let [_, dtz50] = self.zeroing_pair(t, half, idx, pos, &tb)?;
+            let spoiled = match dtz50.outcome() {
                 Outcome::Win(d) | Outcome::Loss(d) => d > RULE50.saturating_sub(h),
                 _ => true,
             };
@@ -319,9 +323,36 @@ impl Registry {
         })
     }
 
+    /// DTZ and DTZ50 of an entry of `t`, the position `pos` (`tb`): stored, or by one ply where
+    /// the files leave its side to move out (`one_ply`).
+    #[inline]
+    fn zeroing_pair(
+        &self,
+        t: &EndgameTables,
+        half: Half,
+        idx: u64,
+        pos: &Position,
+        tb: &TbPosition,
+    ) -> Option<[TbValue; 2]> {
+        if t.zeroing_missing() == Some(half) {
+            zeroing_values(pos, tb, t, self)
+        } else {
+            t.zeroing_pair(half, idx)
+        }
+    }
+
     /// Is the endgame of this material (either colouring) present?
     pub fn has(&self, m: &Material) -> bool {
         m.men() <= 2 || self.find(material_key(m)).is_some()
+    }
+}
+
+/// The results of the positions that zeroing moves reach, for `one_ply`.
+impl Results for Registry {
+    fn result_of(&self, succ: &TbPosition) -> Option<Wdl5> {
+        let t = self.find(material_key(&succ.material()))?;
+        let (h, i) = t.entry(succ)?;
+        t.result(h, i)
     }
 }
 

@@ -1,19 +1,19 @@
 //! `engine gentb --recompress`: rewrites an endgame's three files in the current format (zstd
-//! blocks, broken entries unmarked, DTZ50 as differences from DTZ) and adds its WDL file,
-//! without generating anything. The new files are written into a staging directory, every
-//! legal entry of every metric is read back and compared with the old files, and only then are
-//! they moved over the old ones (`egtb::staging`): a kill at any point leaves the old files or
-//! the new ones, each endgame readable throughout. Files already current only gain the WDL
-//! file, written in a staging directory and moved beside them once checked.
+//! blocks, broken entries unmarked, DTZ50 as differences from DTZ, and up to five men DTZ and
+//! DTZ50 for one side to move) and adds its WDL file, without generating anything. The
+//! endgame is put together in a staging directory, every legal entry of every metric and its
+//! result is read back and compared with the old files, and only then are the files moved over
+//! the old ones (`egtb::staging`): a kill at any point leaves the old files or the new ones,
+//! each endgame readable throughout.
 
 use super::file::{
-    file_name, write_compact, Metric, TableError, TableFile, TbValue, Wdl5, COMPRESSION_ZSTD,
-    FORMAT_VERSION,
+    file_name, write_compact, Metric, TableError, TbValue, COMPRESSION_ZSTD, FORMAT_VERSION,
 };
 use super::index::{EndgameIndex, Half};
 use super::material::Material;
 use super::staging::Staging;
-use super::tables::EndgameTables;
+use super::tables::{EndgameTables, ONE_SIDE_MAX_MEN};
+use crate::chess::Position;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -58,40 +58,70 @@ fn bytes_of(dir: &Path, m: &Material) -> u64 {
 }
 
 /// Converts the tables of `material` in `dir` (all three files must be present and valid);
-/// None if they are in the current format already and have their WDL file.
+/// None if there is nothing to do: the files are current, with their WDL file, and DTZ and
+/// DTZ50 store one side to move wherever they may (`ONE_SIDE_MAX_MEN`, and the sub-endgames
+/// present in `dir`, which the check of the side left out reads).
 pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, RecompressError> {
     let m = material.canonical().0;
     let old = EndgameTables::open(dir, &m)?;
+    let subs = sub_endgames(dir, &m);
+    let one_side = m.men() <= ONE_SIDE_MAX_MEN
+        && old.index().stored_halves().len() == 2
+        && old.zeroing_missing().is_none()
+        && subs.is_some();
+    let is_current = current(&old);
     let has_wdl = old.file(Metric::Wdl).is_some();
-    if current(&old) && has_wdl {
+    if is_current && has_wdl && !one_side {
         return Ok(None);
     }
     let before = bytes_of(dir, &m);
-    if current(&old) {
-        return add_wdl(dir, old, before).map(Some);
-    }
     let staging = Staging::new(dir).map_err(|e| RecompressError::Io(dir.to_path_buf(), e))?;
-    let index = old.index();
-    for metric in Metric::ALL {
-        let values: Vec<(Half, Vec<TbValue>)> = index
-            .stored_halves()
-            .iter()
-            .map(|&h| {
-                let v = (0..index.size(h))
-                    .into_par_iter()
-                    .map(|i| old.value(metric, h, i).expect("entry within the file"))
-                    .collect();
-                (h, v)
-            })
-            .collect();
-        let halves: Vec<(Half, &[TbValue])> = values.iter().map(|(h, v)| (*h, &v[..])).collect();
-        write_compact(staging.dir(), &m, metric, &halves)?;
+    let out = staging.dir();
+    if is_current {
+        // The files stay as they are: linked into the staging directory (copied where the
+        // file system has no links), so that the endgame is put together and checked there.
+        let present = Metric::ALL.iter().chain(has_wdl.then_some(&Metric::Wdl));
+        for &metric in present {
+            let name = file_name(&m, metric);
+            let (from, to) = (dir.join(&name), out.join(&name));
+            std::fs::hard_link(&from, &to)
+                .or_else(|_| std::fs::copy(&from, &to).map(drop))
+                .map_err(|e| RecompressError::Io(to, e))?;
+        }
+    } else {
+        let index = old.index();
+        for metric in Metric::ALL {
+            let values: Vec<(Half, Vec<TbValue>)> = index
+                .stored_halves()
+                .iter()
+                .map(|&h| {
+                    let v = (0..index.size(h))
+                        .into_par_iter()
+                        .map(|i| old.value(metric, h, i).expect("entry within the file"))
+                        .collect();
+                    (h, v)
+                })
+                .collect();
+            let halves: Vec<(Half, &[TbValue])> =
+                values.iter().map(|(h, v)| (*h, &v[..])).collect();
+            write_compact(out, &m, metric, &halves)?;
+        }
     }
-    EndgameTables::open(staging.dir(), &m)?.write_wdl(staging.dir())?;
-    let new = EndgameTables::open(staging.dir(), &m)?;
-    let read = |t: &EndgameTables, h, i| (t.values(h, i), t.result(h, i));
-    let (checked, mismatches) =
-        count_differences(old.index(), |h, i| read(&old, h, i) != read(&new, h, i));
+    if !has_wdl || !is_current {
+        EndgameTables::open(out, &m)?.write_wdl(out)?;
+    }
+    if one_side {
+        EndgameTables::open(out, &m)?.keep_one_side(out)?;
+    }
+    // Every legal entry's result read back, and its three values where the files changed (a
+    // side left out by one ply).
+    let new = EndgameTables::open(out, &m)?;
+    let subs = subs.unwrap_or_default();
+    let values_changed = !is_current || one_side;
+    let (checked, mismatches) = count_differences(old.index(), |pos, h, i| {
+        old.result(h, i) != new.result(h, i)
+            || values_changed && old.values(h, i) != new.values_by_one_ply(h, i, &subs[..], pos)
+    });
     if mismatches > 0 {
         return Err(RecompressError::Mismatch {
             endgame: m,
@@ -109,10 +139,19 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
     }))
 }
 
-/// Legal entries of `index` and how many of them `differs`.
+/// The tables of the sub-endgames of `m` in `dir`, None unless all are there.
+fn sub_endgames(dir: &Path, m: &Material) -> Option<Vec<EndgameTables>> {
+    m.sub_endgames()
+        .iter()
+        .filter(|s| s.men() > 2)
+        .map(|s| EndgameTables::open(dir, s).ok())
+        .collect()
+}
+
+/// Legal entries of `index` and how many of them `differs` (given a scratch position).
 fn count_differences(
     index: &EndgameIndex,
-    differs: impl Fn(Half, u64) -> bool + Sync,
+    differs: impl Fn(&mut Position, Half, u64) -> bool + Sync,
 ) -> (u64, u64) {
     index
         .stored_halves()
@@ -121,38 +160,10 @@ fn count_differences(
             (0..index.size(h))
                 .into_par_iter()
                 .filter(|&i| index.decode(h, i).is_some())
-                .map(|i| (1, differs(h, i) as u64))
+                .map_init(Position::startpos, |pos, i| (1, differs(pos, h, i) as u64))
                 .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
         })
         .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-}
-
-/// Adds the WDL file to current tables: written in a staging directory, each legal entry's
-/// result compared with DTM's and DTZ50's, then moved beside them.
-fn add_wdl(dir: &Path, old: EndgameTables, before: u64) -> Result<Converted, RecompressError> {
-    let m = old.material();
-    let staging = Staging::new(dir).map_err(|e| RecompressError::Io(dir.to_path_buf(), e))?;
-    let written = old.write_wdl(staging.dir())?;
-    let wdl = TableFile::open_for(&written, &m, Metric::Wdl)?;
-    let (checked, mismatches) = count_differences(old.index(), |h, i| {
-        wdl.value(h, i).and_then(|v| Wdl5::from_code(v.raw())) != old.result(h, i)
-    });
-    if mismatches > 0 {
-        return Err(RecompressError::Mismatch {
-            endgame: m,
-            mismatches,
-        });
-    }
-    drop((old, wdl));
-    let to = dir.join(file_name(&m, Metric::Wdl));
-    std::fs::rename(&written, &to)
-        .and_then(|_| std::fs::File::open(dir)?.sync_all())
-        .map_err(|e| RecompressError::Io(to, e))?;
-    Ok(Converted {
-        material: m,
-        bytes: [before, bytes_of(dir, &m)],
-        checked,
-    })
 }
 
 /// The endgames whose three files are present in `dir` (by name; validity is checked when

@@ -9,8 +9,15 @@ use super::file::{
 };
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
+use super::one_ply::{set_position, zeroing_values, Results};
+use crate::chess::Position;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+
+/// The most men of an endgame whose DTZ and DTZ50 are stored for one side to move
+/// (`EndgameTables::keep_one_side`). Six-man tables keep both: their verification in rounds
+/// and the paper's figures (`dtz_stats`) read both sides from the files.
+pub const ONE_SIDE_MAX_MEN: u8 = 5;
 
 /// The three files of one endgame and its index.
 pub struct EndgameTables {
@@ -20,6 +27,8 @@ pub struct EndgameTables {
     /// The WDL file: written with the three by this version's generator, absent from older
     /// table directories (`result` then reads DTM and DTZ50).
     wdl: Option<TableFile>,
+    /// The half of the index that DTZ and DTZ50 leave out, if they store one side only.
+    zeroing_missing: Option<Half>,
 }
 
 impl EndgameTables {
@@ -33,11 +42,28 @@ impl EndgameTables {
             Ok(true) => Some(open(Metric::Wdl)?),
             _ => None,
         };
+        // DTZ and DTZ50 stored for one side need the two-sided results for the other's moves.
+        let index = EndgameIndex::new(&m);
+        let [_, dtz, dtz50] = &files;
+        let zeroing_missing = index
+            .stored_halves()
+            .iter()
+            .copied()
+            .find(|&h| dtz.entries(h).is_none());
+        if dtz.header().entries != dtz50.header().entries
+            || (zeroing_missing.is_some() && wdl.is_none())
+        {
+            return Err(TableError::Corrupt {
+                path: dtz50.path().to_path_buf(),
+                what: "DTZ and DTZ50 store different halves, or one side without a WDL file".into(),
+            });
+        }
         Ok(EndgameTables {
             material: m,
-            index: EndgameIndex::new(&m),
+            index,
             files,
             wdl,
+            zeroing_missing,
         })
     }
 
@@ -117,10 +143,18 @@ impl EndgameTables {
         self.index.index(pos)
     }
 
-    /// DTM, DTZ and DTZ50 at an entry (None if out of range or the half is absent).
+    /// DTM, DTZ and DTZ50 at an entry (None if out of range or the half is absent: for DTZ and
+    /// DTZ50 of a side they leave out, `values_by_one_ply`).
     #[inline]
     pub fn values(&self, half: Half, idx: u64) -> Option<[TbValue; 3]> {
-        let [dtm, dtz, dtz50] = &self.files;
+        let [dtz, dtz50] = self.zeroing_pair(half, idx)?;
+        Some([self.files[0].value(half, idx)?, dtz, dtz50])
+    }
+
+    /// DTZ and DTZ50 at an entry, as `values`.
+    #[inline]
+    pub fn zeroing_pair(&self, half: Half, idx: u64) -> Option<[TbValue; 2]> {
+        let [_, dtz, dtz50] = &self.files;
         let dtz = dtz.value(half, idx)?;
         // A DTZ50 code of 0 is the DTZ value just read: no second lookup.
         let dtz50 = match dtz50.value(half, idx)? {
@@ -128,7 +162,33 @@ impl EndgameTables {
             code if code == TbValue::BROKEN => dtz,
             code => TbValue::from_raw(code.raw() - 1),
         };
-        Some([dtm.value(half, idx)?, dtz, dtz50])
+        Some([dtz, dtz50])
+    }
+
+    /// The half of the index that DTZ and DTZ50 leave out, if they store one side only.
+    #[inline]
+    pub fn zeroing_missing(&self) -> Option<Half> {
+        self.zeroing_missing
+    }
+
+    /// `values` at any entry of the index: DTZ and DTZ50 of a side the files leave out by one ply
+    /// (`one_ply`), with `others` for the sub-endgames and `pos` as scratch. None also for a
+    /// broken entry of that side.
+    pub fn values_by_one_ply(
+        &self,
+        half: Half,
+        idx: u64,
+        others: &(impl Results + ?Sized),
+        pos: &mut Position,
+    ) -> Option<[TbValue; 3]> {
+        if self.zeroing_missing() != Some(half) {
+            return self.values(half, idx);
+        }
+        let dtm = self.files[0].value(half, idx)?;
+        let tb = self.index.decode(half, idx)?;
+        set_position(pos, &tb);
+        let [dtz, dtz50] = zeroing_values(pos, &tb, self, others)?;
+        Some([dtm, dtz, dtz50])
     }
 
     /// Are the DTZ and DTZ50 files the same values (same payload, by its checksum)? Then the
@@ -200,6 +260,33 @@ impl EndgameTables {
             w.end_half()?;
         }
         w.finish()
+    }
+
+    /// Rewrites the DTZ and DTZ50 files of these tables in `dir` with one side to move: the
+    /// half whose DTZ compresses smaller, as Syzygy chooses (the other is answered by one ply,
+    /// `values_by_one_ply`). The WDL file must be there: the other side's moves read it.
+    /// Returns the half kept, None where the index stores one half only (or DTZ does already).
+    pub fn keep_one_side(&self, dir: &Path) -> Result<Option<Half>, TableError> {
+        let dtz = &self.files[Metric::Dtz as usize - 1];
+        let halves = self.index.stored_halves();
+        if halves.len() < 2 || self.zeroing_missing().is_some() {
+            return Ok(None);
+        }
+        if self.wdl.is_none() {
+            return Err(TableError::BadInput(format!(
+                "{}: one side's DTZ needs the WDL file",
+                self.material
+            )));
+        }
+        let keep = halves
+            .iter()
+            .copied()
+            .min_by_key(|&h| (dtz.stored_bytes(h), h as u8))
+            .expect("two halves");
+        for metric in [Metric::Dtz50, Metric::Dtz] {
+            super::file::keep_half(&dir.join(file_name(&self.material, metric)), keep)?;
+        }
+        Ok(Some(keep))
     }
 
     /// The results of entries `range` of `half` as WDL codes (broken: `TbValue::BROKEN`), from

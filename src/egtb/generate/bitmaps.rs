@@ -37,12 +37,14 @@ use super::moves::{
     for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
     in_check, Legality, MoveClass,
 };
-use super::solve::{for_each_pred, loss, to_file_value, win, SubTables, CODE_DRAW, RULE50_PLIES};
+use super::solve::{for_each_pred, to_file_value, SubTables};
 use super::GenError;
 use crate::chess::{Color, PieceType};
+use crate::egtb::file::Wdl5;
 use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::FrameCache;
 use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::plies::{loss, wdl_of_result, win, CODE_DRAW, RULE50_PLIES};
 use crate::egtb::Material;
 use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
@@ -507,6 +509,16 @@ fn side_value(material: &Material, h: Half) -> u32 {
 }
 
 impl BitmapSolver<'_> {
+    /// `seed_depth` of a sub-endgame position for DTZ or DTZ50, from its result (the zeroing
+    /// move stops the count: the sub-endgame's own distances do not matter).
+    fn zeroing_seed(&self, r: Wdl5) -> Option<(u16, bool)> {
+        match wdl_of_result(r, self.metric == Metric::Dtz50) {
+            2 => Some((0, true)),
+            0 => Some((0, false)),
+            _ => None,
+        }
+    }
+
     /// The depth in plies at which a sub-table value joins the frontier, and whether Y wins;
     /// None for draws and broken entries.
     fn seed_depth(&self, v: crate::egtb::file::TbValue) -> Option<(u16, bool)> {
@@ -568,12 +580,13 @@ impl BitmapSolver<'_> {
         let table = &self.subs.tables[t];
         let size = table.index().size(half);
         assert!(size < Y_WINS as u64, "sub-table entries fit 31 bits");
-        let value = |idx: u64| {
-            self.seed_depth(
+        let value = |idx: u64| match self.metric {
+            Metric::Dtm => self.seed_depth(
                 table
-                    .value(self.metric, half, idx)
+                    .value(Metric::Dtm, half, idx)
                     .expect("entry in the file"),
-            )
+            ),
+            _ => self.zeroing_seed(table.result(half, idx).expect("entry in the file")),
         };
         // Count by depth, then place each entry at its depth's cursor.
         let counts = (0..size.div_ceil(CHUNK))
@@ -913,10 +926,17 @@ impl BitmapSolver<'_> {
                 let MoveClass::Convert { captured, promoted } = class else {
                     unreachable!("pawnless")
                 };
-                let v = self
-                    .subs
-                    .value(self.metric, mover, captured, promoted, succ);
-                matches!(self.seed_depth(v), Some((d, true)) if d <= n)
+                let seed = match self.metric {
+                    Metric::Dtm => self.seed_depth(self.subs.value(
+                        Metric::Dtm,
+                        mover,
+                        captured,
+                        promoted,
+                        succ,
+                    )),
+                    _ => self.zeroing_seed(self.subs.result(mover, captured, promoted, succ)),
+                };
+                matches!(seed, Some((d, true)) if d <= n)
             })
     }
 }

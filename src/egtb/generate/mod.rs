@@ -168,7 +168,7 @@ pub fn find_tables(opts: &GenOptions, m: &Material) -> Option<PathBuf> {
 }
 
 /// Opens the sub-endgame tables of `material`, each from the first of `dirs` that has it.
-fn open_subs<'a>(
+pub fn open_subs<'a>(
     dirs: impl Iterator<Item = &'a Path> + Clone,
     material: &Material,
 ) -> Result<Vec<EndgameTables>, GenError> {
@@ -348,7 +348,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     };
     let dtz50_method = if opts.full_dtz50 {
         solved
-    } else if dtz_max <= solve::RULE50_PLIES {
+    } else if dtz_max <= crate::egtb::plies::RULE50_PLIES {
         if clean {
             Dtz50Method::SameAsDtz
         } else {
@@ -439,6 +439,9 @@ fn finish(
     let bar = &opts.progress;
     bar.set_message(format!("{m} wdl"));
     EndgameTables::open(out, &m)?.write_wdl(out)?;
+    if m.men() <= crate::egtb::tables::ONE_SIDE_MAX_MEN {
+        EndgameTables::open(out, &m)?.keep_one_side(out)?;
+    }
     let seconds = start.elapsed().as_secs_f64();
     let peak_bytes = peak_memory_bytes();
     reset_peak_memory();
@@ -520,7 +523,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     let clean = subs.rule50_clean();
     let method = if full_dtz50 {
         Dtz50Method::Solved
-    } else if clean && dtz.deepest() <= solve::RULE50_PLIES {
+    } else if clean && dtz.deepest() <= crate::egtb::plies::RULE50_PLIES {
         Dtz50Method::SameAsDtz
     } else if clean {
         Dtz50Method::DtzCapped
@@ -786,7 +789,7 @@ fn to_nalimov<const N: usize>(layout: &Layout, works: [&Work; N]) -> [Work; N] {
         let out: [Vec<AtomicU16>; N] = std::array::from_fn(|_| {
             (0..index.size(h))
                 .into_par_iter()
-                .map(|_| AtomicU16::new(solve::RESOLVED | solve::CODE_NONE))
+                .map(|_| AtomicU16::new(solve::RESOLVED | crate::egtb::plies::CODE_NONE))
                 .collect()
         });
         let src = works.map(|w| w[h as usize].as_ref().expect("both halves worked"));
@@ -795,7 +798,7 @@ fn to_nalimov<const N: usize>(layout: &Layout, works: [&Work; N]) -> [Work; N] {
             let mut frames = FrameCache::default();
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
                 let codes = src.map(|s| s[idx as usize].load(Relaxed));
-                if codes[0] & !solve::RESOLVED == solve::CODE_NONE {
+                if codes[0] & !solve::RESOLVED == crate::egtb::plies::CODE_NONE {
                     continue; // broken
                 }
                 let pos = layout.decode_valid(h, idx);

@@ -753,7 +753,7 @@ mod tests {
     #[test]
     fn conversions_equal_the_chess_core_captures_and_promotions() {
         use crate::chess::{legal_moves, MoveKind, Position};
-        use crate::egtb::generate::verify::{set_position, successor};
+        use crate::egtb::one_ply::{set_position, successor};
         let mut board = Position::startpos();
         for (name, step) in [
             ("KQKR", 1),

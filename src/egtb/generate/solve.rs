@@ -21,109 +21,20 @@ use super::moves::{
     for_each_unmove_set, in_check, Legality, MoveClass, NONE,
 };
 use crate::chess::{Bitboard, Color, PieceType};
-use crate::egtb::file::{Metric, Outcome, TbValue};
+use crate::egtb::file::{Metric, TbValue, Wdl5};
 use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::plies::{
+    self, backed, better, depth, dtm_plies, is_loss, is_win, loss, wdl_of, wdl_of_result, win,
+    zeroing, CODE_DRAW, CODE_NONE, RULE50_PLIES,
+};
 use crate::egtb::tables::EndgameTables;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 // ------------------------------------------------------------------------------------------
-// Working values: the `TbValue` encoding counted in plies (0 none/broken, 1 draw, 2n win in n,
-// 2n + 3 loss in n), plus a flag for "final".
+// Working values: the codes of `egtb::plies`, plus a flag for "final".
 
 pub const RESOLVED: u16 = 0x8000;
-pub const CODE_NONE: u16 = 0;
-pub const CODE_DRAW: u16 = 1;
-
-#[inline(always)]
-pub fn win(n: u16) -> u16 {
-    2 * n
-}
-#[inline(always)]
-pub fn loss(n: u16) -> u16 {
-    2 * n + 3
-}
-#[inline(always)]
-fn is_win(c: u16) -> bool {
-    c >= 2 && c.is_multiple_of(2)
-}
-#[inline(always)]
-fn is_loss(c: u16) -> bool {
-    c >= 3 && c % 2 == 1
-}
-/// Depth in plies of a win or loss code.
-#[inline(always)]
-fn depth(c: u16) -> u16 {
-    if c.is_multiple_of(2) {
-        c / 2
-    } else {
-        (c - 3) / 2
-    }
-}
-
-/// Order of preference for the side choosing: short wins, long wins, draws, long losses, short
-/// losses; "no option" below everything.
-#[inline(always)]
-pub fn preference(c: u16) -> i32 {
-    match c {
-        CODE_NONE => i32::MIN,
-        CODE_DRAW => 0,
-        c if c % 2 == 0 => 40_000 - (c / 2) as i32,
-        c => -40_000 + ((c - 3) / 2) as i32,
-    }
-}
-
-#[inline(always)]
-pub fn better(a: u16, b: u16) -> u16 {
-    if preference(b) > preference(a) {
-        b
-    } else {
-        a
-    }
-}
-
-/// The value for the mover of a move to a position worth `c` to its side to move.
-#[inline(always)]
-pub fn backed(c: u16) -> u16 {
-    match c {
-        CODE_NONE | CODE_DRAW => c,
-        c if c % 2 == 0 => loss(c / 2 + 1),
-        c => win((c - 3) / 2 + 1),
-    }
-}
-
-/// The value for the mover of a zeroing move to a position whose side to move wins (2), draws
-/// (1) or loses (0): the count stops at the zeroing move.
-#[inline(always)]
-pub fn zeroing(wdl: u8) -> u16 {
-    match wdl {
-        2 => loss(1),
-        0 => win(1),
-        _ => CODE_DRAW,
-    }
-}
-
-/// A file value (DTM in moves) as a code in plies.
-#[inline(always)]
-pub fn dtm_plies(v: TbValue) -> u16 {
-    match v.outcome() {
-        Outcome::Broken => CODE_NONE,
-        Outcome::Draw => CODE_DRAW,
-        Outcome::Win(k) => win(2 * k - 1),
-        Outcome::Loss(k) => loss(2 * k),
-    }
-}
-
-/// Win/draw/loss of a value: 2, 1, 0; 3 for broken.
-#[inline(always)]
-pub fn wdl_of(v: TbValue) -> u8 {
-    match v.outcome() {
-        Outcome::Win(_) => 2,
-        Outcome::Draw => 1,
-        Outcome::Loss(_) => 0,
-        Outcome::Broken => 3,
-    }
-}
 
 /// A final working code as the file stores it: DTM in winner's moves, DTZ and DTZ50 in plies.
 pub fn to_file_value(metric: Metric, code: u16) -> TbValue {
@@ -251,8 +162,10 @@ impl SubTables {
         let Some((t, half, idx)) = self.locate(mover, captured, promoted, succ) else {
             return false; // bare kings
         };
-        let wdl = |metric| t.value(metric, half, idx).map(wdl_of);
-        wdl(Metric::Dtz50) == Some(1) && wdl(Metric::Dtz) != Some(1)
+        matches!(
+            t.result(half, idx),
+            Some(Wdl5::CursedWin | Wdl5::BlessedLoss)
+        )
     }
 
     /// The table and entry of `succ`, reached by `mover`'s capture of `captured` / promotion
@@ -275,6 +188,16 @@ impl SubTables {
                 let (half, idx) = t.entry(succ).expect("legal successor has an index");
                 Some((t, half, idx))
             }
+        }
+    }
+
+    /// The result of `succ`, reached by `mover`'s capture of `captured` / promotion to
+    /// `promoted`, with the 50-move rule: all that DTZ and DTZ50 need of a sub-endgame.
+    #[inline]
+    pub fn result(&self, mover: Color, captured: u8, promoted: u8, succ: &TbPosition) -> Wdl5 {
+        match self.locate(mover, captured, promoted, succ) {
+            None => Wdl5::Draw,
+            Some((t, half, idx)) => t.result(half, idx).expect("index within the file"),
         }
     }
 
@@ -428,9 +351,6 @@ impl Frontier {
     }
 }
 
-/// Number of plies within which DTZ50 must zero.
-pub const RULE50_PLIES: u16 = 100;
-
 impl<'a> Solver<'a> {
     pub fn new(
         layout: &'a Layout<'a>,
@@ -493,15 +413,19 @@ impl<'a> Solver<'a> {
                     Some(zeroing(w))
                 }
             },
-            MoveClass::Convert { captured, promoted } => {
-                let v = self
-                    .subs
-                    .value(self.metric, mover, captured, promoted, succ);
-                Some(match self.metric {
-                    Metric::Dtm => backed(dtm_plies(v)),
-                    _ => zeroing(wdl_of(v)),
-                })
-            }
+            MoveClass::Convert { captured, promoted } => Some(match self.metric {
+                Metric::Dtm => backed(dtm_plies(self.subs.value(
+                    Metric::Dtm,
+                    mover,
+                    captured,
+                    promoted,
+                    succ,
+                ))),
+                m => zeroing(wdl_of_result(
+                    self.subs.result(mover, captured, promoted, succ),
+                    m == Metric::Dtz50,
+                )),
+            }),
         }
     }
 
@@ -935,9 +859,9 @@ impl<'a> Solver<'a> {
                     let o = match class {
                         MoveClass::Quiet => backed(code(succ)),
                         MoveClass::Pawn => zeroing(wdl_of_code(code(succ))),
-                        MoveClass::Convert { captured, promoted } => zeroing(wdl_of(
-                            self.subs
-                                .value(Metric::Dtz50, mover, captured, promoted, succ),
+                        MoveClass::Convert { captured, promoted } => zeroing(wdl_of_result(
+                            self.subs.result(mover, captured, promoted, succ),
+                            true,
                         )),
                     };
                     best = better(best, o);
@@ -1121,12 +1045,7 @@ pub fn capped_at_rule50(dtz: &Work) -> Work {
             v.par_iter()
                 .map(|a| {
                     let code = a.load(Relaxed);
-                    let c = code & !RESOLVED;
-                    AtomicU16::new(if c > CODE_DRAW && depth(c) > RULE50_PLIES {
-                        RESOLVED | CODE_DRAW
-                    } else {
-                        code
-                    })
+                    AtomicU16::new(code & RESOLVED | plies::capped_at_rule50(code & !RESOLVED))
                 })
                 .collect()
         })
@@ -1135,10 +1054,7 @@ pub fn capped_at_rule50(dtz: &Work) -> Work {
 
 /// A DTZ file value (plies) as DTZ50 where the rule only stops the count: deeper results drawn.
 pub fn capped_at_rule50_value(v: TbValue) -> TbValue {
-    match v.outcome() {
-        Outcome::Win(n) | Outcome::Loss(n) if n > RULE50_PLIES => TbValue::DRAW,
-        _ => v,
-    }
+    TbValue::from_raw(plies::capped_at_rule50(v.raw()))
 }
 
 /// Win/draw/loss of final working values.

@@ -4,10 +4,14 @@
 //! the generator's own move and un-move code. Local agreement everywhere, with mates and
 //! stalemates checked directly, implies the tables are right (induction on depth).
 
-use super::solve::{backed, dtm_plies, preference, wdl_of, zeroing, RULE50_PLIES};
-use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Position, Square};
+use crate::chess::{legal_moves, MoveKind, Position, Square};
 use crate::egtb::file::{Metric, TbValue, Wdl5};
 use crate::egtb::index::{EndgameIndex, Half, TbPosition};
+use crate::egtb::one_ply::{set_position, successor};
+use crate::egtb::plies::{
+    backed, capped_at_rule50, dtm_plies, loss, preference, wdl_of_result, zeroing, CODE_DRAW,
+    CODE_NONE,
+};
 use crate::egtb::tables::EndgameTables;
 use crate::memory::{HugeArray, OutOfMemory};
 use indicatif::ProgressBar;
@@ -35,11 +39,62 @@ pub struct VerifyReport {
     pub earlier_seconds: f64,
 }
 
-/// Codes in plies of an entry's three values (DTM converted from moves).
-#[inline]
-fn plies(tables: &EndgameTables, half: Half, idx: u64) -> [u16; 3] {
-    let [dtm, dtz, dtz50] = tables.values(half, idx).unwrap_or([TbValue::BROKEN; 3]);
-    [dtm_plies(dtm), dtz.raw(), dtz50.raw()]
+/// DTZ and DTZ50 of the side to move that the files leave out (`EndgameTables::
+/// zeroing_missing`), worked out by one ply before the check: each entry's stored values are
+/// then checked against its successors' as with two-sided files, and the side worked out is
+/// right where they are (it is their minimax by construction).
+#[derive(Default)]
+struct Derived {
+    half: Option<Half>,
+    /// Raw DTZ and DTZ50 values of every entry of `half` (broken: `TbValue::BROKEN`).
+    codes: Vec<[u16; 2]>,
+}
+
+impl Derived {
+    fn of(table: &EndgameTables, subs: &[EndgameTables]) -> Derived {
+        let Some(half) = table.zeroing_missing() else {
+            return Derived::default();
+        };
+        const CHUNK: usize = 1 << 13;
+        let mut codes = vec![[TbValue::BROKEN.raw(); 2]; table.index().size(half) as usize];
+        codes
+            .par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let mut pos = Position::startpos();
+                for (k, out) in chunk.iter_mut().enumerate() {
+                    let idx = (c * CHUNK + k) as u64;
+                    if let Some([_, dtz, dtz50]) =
+                        table.values_by_one_ply(half, idx, subs, &mut pos)
+                    {
+                        *out = [dtz.raw(), dtz50.raw()];
+                    }
+                }
+            });
+        Derived {
+            half: Some(half),
+            codes,
+        }
+    }
+
+    /// DTM, DTZ and DTZ50 of an entry of `table`, stored or worked out.
+    #[inline]
+    fn values(&self, table: &EndgameTables, half: Half, idx: u64) -> Option<[TbValue; 3]> {
+        if self.half != Some(half) {
+            return table.values(half, idx);
+        }
+        let [dtz, dtz50] = self.codes.get(idx as usize)?.map(TbValue::from_raw);
+        Some([table.value(Metric::Dtm, half, idx)?, dtz, dtz50])
+    }
+
+    /// Codes in plies of an entry's three values (DTM converted from moves).
+    #[inline]
+    fn plies(&self, table: &EndgameTables, half: Half, idx: u64) -> [u16; 3] {
+        let [dtm, dtz, dtz50] = self
+            .values(table, half, idx)
+            .unwrap_or([TbValue::BROKEN; 3]);
+        [dtm_plies(dtm), dtz.raw(), dtz50.raw()]
+    }
 }
 
 impl VerifyReport {
@@ -57,10 +112,11 @@ impl VerifyReport {
 /// are a draw without a table); `bar` counts the entries done.
 pub fn verify(table: &EndgameTables, subs: &[EndgameTables], bar: &ProgressBar) -> VerifyReport {
     start_bar(table, bar);
+    let derived = Derived::of(table, subs);
     let mut report = VerifyReport::default();
     for &half in table.index().stored_halves() {
         let all = 0..table.index().size(half);
-        report.add(verify_range(table, subs, half, all, None, bar));
+        report.add(verify_range(table, subs, &derived, half, all, None, bar));
     }
     report
 }
@@ -77,6 +133,10 @@ pub fn verify_by_halves(
     bar: &ProgressBar,
     checkpoint: &Path,
 ) -> io::Result<Option<VerifyReport>> {
+    if table.zeroing_missing().is_some() {
+        // Six-man tables are written with both sides (`one_ply_side`): nothing to do here.
+        return Ok(None);
+    }
     start_bar(table, bar);
     let index = table.index();
     let stored = index.stored_halves();
@@ -105,7 +165,16 @@ pub fn verify_by_halves(
             };
             let mut part = VerifyReport::default();
             for range in round.checked {
-                part.add(verify_range(table, subs, half, range, Some(&packed), bar));
+                let none = Derived::default();
+                part.add(verify_range(
+                    table,
+                    subs,
+                    &none,
+                    half,
+                    range,
+                    Some(&packed),
+                    bar,
+                ));
             }
             record.add(number, &part, start.elapsed().as_secs_f64())?;
             report.add(part);
@@ -299,7 +368,7 @@ impl PackedHalf {
         let fits = cells.par_chunks_mut(CHUNK).enumerate().all(|(c, chunk)| {
             chunk.iter_mut().enumerate().all(|(k, cell)| {
                 let idx = range.start + (c * CHUNK + k) as u64;
-                let [dtm, dtz, dtz50] = plies(table, half, idx);
+                let [dtm, dtz, dtz50] = Derived::default().plies(table, half, idx);
                 let fits = dtm < 1 << DTM_BITS && dtz < 1 << DTZ_BITS && dtz50 < 1 << DTZ50_BITS;
                 *cell =
                     dtm as u32 | (dtz as u32) << DTM_BITS | (dtz50 as u32) << (DTM_BITS + DTZ_BITS);
@@ -333,6 +402,7 @@ impl PackedHalf {
 fn verify_range(
     table: &EndgameTables,
     subs: &[EndgameTables],
+    derived: &Derived,
     half: Half,
     range: Range<u64>,
     packed: Option<&PackedHalf>,
@@ -356,17 +426,18 @@ fn verify_range(
             let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
             let chunk = (c * CHUNK).max(first)..((c + 1) * CHUNK).min(size);
             for idx in chunk.clone() {
-                let stored = plies(table, half, idx);
+                let values = derived.values(table, half, idx);
+                let stored = derived.plies(table, half, idx);
                 let Some(tb) = index.decode(half, idx) else {
                     n_broken += 1;
-                    if marked && stored.iter().any(|&v| v != super::solve::CODE_NONE) {
+                    if marked && stored.iter().any(|&v| v != CODE_NONE) {
                         n_bad += 1;
                     }
                     continue;
                 };
                 n_checked += 1;
                 // The WDL file must give the result its entry's DTM and DTZ50 give.
-                let [dtm, _, dtz50] = table.values(half, idx).unwrap_or([TbValue::BROKEN; 3]);
+                let [dtm, _, dtz50] = values.unwrap_or([TbValue::BROKEN; 3]);
                 let result = table.result(half, idx);
                 if result != Wdl5::of(dtm, dtz50) {
                     n_bad += 1;
@@ -381,7 +452,7 @@ fn verify_range(
                     }
                     continue;
                 }
-                let computed = minimax(table, subs, packed, &mut pos, &tb, &mut scratch);
+                let computed = minimax(table, subs, derived, packed, &mut pos, &tb, &mut scratch);
                 for m in 0..3 {
                     if computed[m] != stored[m] {
                         n_bad += 1;
@@ -414,59 +485,6 @@ fn verify_range(
     }
 }
 
-/// Sets `pos` to the position `tb` (no castling, fresh counters).
-pub(super) fn set_position(pos: &mut Position, tb: &TbPosition) {
-    pos.clear();
-    for color in Color::BOTH {
-        for kind in PieceType::ALL {
-            for sq in tb.pieces[color.index()][kind.index()] {
-                pos.put_piece(Piece::new(color, kind), sq);
-            }
-        }
-    }
-    pos.set_side_to_move(tb.stm);
-    if let Some(ep) = tb.ep {
-        pos.set_ep_if_capturable(ep);
-    }
-    pos.refresh_checkers();
-}
-
-/// The position after `m`, a legal move of `pos` (whose men are those of `tb`), and whether it
-/// zeroes the 50-move counter. Built from the move's squares rather than by make/unmake:
-/// which moves are legal is the chess core's answer, what they do to the men is plain.
-#[inline]
-pub(super) fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, bool) {
-    let us = tb.stm;
-    let (ui, ti) = (us.index(), (!us).index());
-    let (from, to) = (m.from(), m.to());
-    let mover = pos.piece_at(from).expect("a legal move has a mover").kind;
-    let mut s = *tb;
-    s.stm = !us;
-    s.ep = None;
-    let mut zeroing = mover == PieceType::Pawn;
-    if let Some(victim) = pos.piece_at(to) {
-        s.pieces[ti][victim.kind.index()].clear(to);
-        zeroing = true;
-    }
-    s.pieces[ui][mover.index()].clear(from);
-    let lands = match m.kind() {
-        MoveKind::Promotion(kind) => kind,
-        _ => mover,
-    };
-    s.pieces[ui][lands.index()].set(to);
-    match m.kind() {
-        MoveKind::EnPassant => {
-            let victim = Square::new(to.file(), from.rank());
-            s.pieces[ti][PieceType::Pawn.index()].clear(victim);
-        }
-        MoveKind::DoublePush => {
-            s.ep = Some(Square::new(from.file(), (from.rank() + to.rank()) / 2))
-        }
-        _ => {}
-    }
-    (s, zeroing)
-}
-
 /// Where a successor's values are: its table (0 this one, k the sub-table k - 1; `DRAWN` for
 /// bare kings), half and index, and whether the move zeroes the counter.
 type SuccessorEntry = (usize, Half, u64, bool);
@@ -485,6 +503,7 @@ struct Scratch {
 fn minimax(
     table: &EndgameTables,
     subs: &[EndgameTables],
+    derived: &Derived,
     packed: Option<&PackedHalf>,
     pos: &mut Position,
     tb: &TbPosition,
@@ -493,11 +512,7 @@ fn minimax(
     set_position(pos, tb);
     let moves = legal_moves(pos);
     if moves.is_empty() {
-        let v = if pos.in_check() {
-            super::solve::loss(0)
-        } else {
-            super::solve::CODE_DRAW
-        };
+        let v = if pos.in_check() { loss(0) } else { CODE_DRAW };
         return [v; 3];
     }
     let own = table.material();
@@ -527,55 +542,53 @@ fn minimax(
             } else {
                 match subs.iter().position(|t| t.material() == canon) {
                     Some(k) => k + 1,
-                    None => return [super::solve::CODE_NONE; 3], // reported as disagreement
+                    None => return [CODE_NONE; 3], // reported as disagreement
                 }
             };
             let t = if k == 0 { table } else { &subs[k - 1] };
             (k, t.entry(&succ))
         };
         let Some((h, i)) = entry else {
-            return [super::solve::CODE_NONE; 3];
+            return [CODE_NONE; 3];
         };
         entries.push((k, h, i, zeroing_move));
     }
+    // The options each move gives the mover. A zeroing move's successor counts by its DTM and
+    // its result alone (its DTZ and DTZ50 may not be stored for its side to move).
     values.clear();
-    values.extend(entries.iter().map(|&(k, h, i, _)| match k {
-        DRAWN => [super::solve::CODE_DRAW; 3],
-        0 => match packed.and_then(|p| p.get(h, i)) {
-            Some(codes) => codes,
-            None => plies(table, h, i),
-        },
-        k => plies(&subs[k - 1], h, i),
+    values.extend(entries.iter().map(|&(k, h, i, zeroes)| {
+        let t = match k {
+            DRAWN => return [CODE_DRAW; 3],
+            0 => table,
+            k => &subs[k - 1],
+        };
+        if zeroes {
+            let dtm = t.value(Metric::Dtm, h, i).map_or(CODE_NONE, dtm_plies);
+            let Some(r) = t.result(h, i) else {
+                return [CODE_NONE; 3];
+            };
+            return [
+                backed(dtm),
+                zeroing(wdl_of_result(r, false)),
+                zeroing(wdl_of_result(r, true)),
+            ];
+        }
+        let codes = match (k, packed.and_then(|p| p.get(h, i))) {
+            (0, Some(codes)) => codes,
+            (0, None) => derived.plies(table, h, i),
+            _ => Derived::default().plies(t, h, i),
+        };
+        codes.map(backed)
     }));
-    let mut best = [super::solve::CODE_NONE; 3];
-    for (&(_, _, _, zeroing_move), values) in entries.iter().zip(values.iter()) {
-        let options = [
-            backed(values[0]),
-            if zeroing_move {
-                zeroing(wdl_of(TbValue::from_raw(values[1])))
-            } else {
-                backed(values[1])
-            },
-            if zeroing_move {
-                zeroing(wdl_of(TbValue::from_raw(values[2])))
-            } else {
-                backed(values[2])
-            },
-        ];
+    let mut best = [CODE_NONE; 3];
+    for options in values.iter() {
         for k in 0..3 {
             if preference(options[k]) > preference(best[k]) {
                 best[k] = options[k];
             }
         }
     }
-    // Under the 50-move rule a result that needs more than 100 plies is a draw.
-    let b = best[2];
-    if b > super::solve::CODE_DRAW {
-        let d = if b % 2 == 0 { b / 2 } else { (b - 3) / 2 };
-        if d > RULE50_PLIES {
-            best[2] = super::solve::CODE_DRAW;
-        }
-    }
+    best[2] = capped_at_rule50(best[2]);
     best
 }
 

@@ -1,0 +1,56 @@
+//! Reading an endgame's values at every entry, the side to move that DTZ and DTZ50 leave out
+//! worked out by one ply, and rewriting the two files for both sides, as older files hold them.
+
+#![allow(dead_code)]
+
+use fortress::chess::Position;
+use fortress::egtb::file::{write_table, Compression, Metric, TableSpec, TbValue};
+use fortress::egtb::generate::open_subs;
+use fortress::egtb::{EndgameTables, Half, Material};
+use std::path::Path;
+
+/// Every value of `metric` of `m` in `dir` at every entry of the index, per stored half
+/// (broken entries of a side worked out read as broken).
+pub fn read_metric(dir: &Path, m: &Material, metric: Metric) -> Vec<(Half, Vec<TbValue>)> {
+    let t = EndgameTables::open(dir, m).expect("tables open");
+    let subs = open_subs(std::iter::once(dir), m).expect("sub-endgames open");
+    let index = t.index();
+    let mut pos = Position::startpos();
+    index
+        .stored_halves()
+        .iter()
+        .map(|&h| {
+            let values = (0..index.size(h))
+                .map(|i| {
+                    t.values_by_one_ply(h, i, &subs[..], &mut pos)
+                        .map_or(TbValue::BROKEN, |v| v[metric as usize - 1])
+                })
+                .collect();
+            (h, values)
+        })
+        .collect()
+}
+
+/// Writes `halves` as `m`'s file of `metric` in `dir` (with a valid checksum; a DTZ50 file
+/// holds its values, not differences).
+pub fn write_metric(dir: &Path, m: &Material, metric: Metric, halves: &[(Half, Vec<TbValue>)]) {
+    let refs: Vec<(Half, &[TbValue])> = halves.iter().map(|(h, v)| (*h, &v[..])).collect();
+    let spec = TableSpec {
+        material: *m,
+        metric,
+        halves: &refs,
+        compression: Compression::Zstd,
+        // The values were read from files whose broken entries hold their neighbours' values.
+        unmark_broken: true,
+        delta_of: None,
+    };
+    write_table(dir, &spec).expect("write");
+}
+
+/// Rewrites `m`'s DTZ and DTZ50 files in `dir` for both sides to move.
+pub fn store_both_sides(dir: &Path, m: &Material) {
+    let dtz = read_metric(dir, m, Metric::Dtz);
+    let dtz50 = read_metric(dir, m, Metric::Dtz50);
+    write_metric(dir, m, Metric::Dtz, &dtz);
+    write_metric(dir, m, Metric::Dtz50, &dtz50);
+}
