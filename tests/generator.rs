@@ -495,6 +495,29 @@ fn verifier_sees_one_wrong_entry() {
     let opts = options(dir.path(), false);
     let krk = Material::parse("KRK").unwrap();
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
+    // As built, DTZ is stored for one side: a wrong value there is seen (through the side
+    // worked out by one ply, whose moves lead to it).
+    let missing = EndgameTables::open(dir.path(), &krk)
+        .unwrap()
+        .zeroing_missing()
+        .expect("KRK's DTZ is stored for one side");
+    let (stored, values) = read_metric(dir.path(), &krk, Metric::Dtz)
+        .into_iter()
+        .find(|(h, _)| *h != missing)
+        .expect("the stored side");
+    let mut wrong = values.clone();
+    let i = (0..wrong.len())
+        .find(|&i| {
+            EndgameIndex::new(&krk).decode(stored, i as u64).is_some()
+                && matches!(wrong[i].outcome(), Outcome::Win(n) | Outcome::Loss(n) if n > 2)
+        })
+        .expect("KRK has wins and losses");
+    wrong[i] = TbValue::from_raw(wrong[i].raw() + 2);
+    write_metric(dir.path(), &krk, Metric::Dtz, &[(stored, wrong)]);
+    let r = verify_endgame(&opts, &krk).unwrap();
+    assert!(r.disagreements >= 1, "a wrong DTZ of the stored side");
+    write_metric(dir.path(), &krk, Metric::Dtz, &[(stored, values)]);
+    assert_eq!(verify_endgame(&opts, &krk).unwrap().disagreements, 0);
     store_both_sides(dir.path(), &krk);
     // The check half by half (six-man tables too large to hold decompressed) sees what the
     // check of the whole table sees.

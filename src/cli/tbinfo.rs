@@ -235,8 +235,17 @@ fn to_text(r: &Report) -> String {
             FileStatus::Bad(e) => writeln!(o, "{metric} file {name}: REFUSED: {e}"),
             FileStatus::Ok(h) => writeln!(
                 o,
-                "{metric} file {name}: format {}, {} byte(s) per value, {}-byte blocks, compression {}, {} bytes stored, generator '{}', created {} (unix), checksum ok ({:016x})",
+                "{metric} file {name}: format {}, {}{} byte(s) per value, {}-byte blocks, compression {}, {} bytes stored, generator '{}', created {} (unix), checksum ok ({:016x})",
                 h.version,
+                match h.entries {
+                    [Some(_), None] if !r.material.is_symmetric() => {
+                        "wtm only (btm by one ply), "
+                    }
+                    [None, Some(_)] if !r.material.is_symmetric() => {
+                        "btm only (wtm by one ply), "
+                    }
+                    _ => "",
+                },
                 h.value_width,
                 h.block_size,
                 h.compression_name(),

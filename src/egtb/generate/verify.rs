@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use std::io::{self, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -40,41 +40,33 @@ pub struct VerifyReport {
 }
 
 /// DTZ and DTZ50 of the side to move that the files leave out (`EndgameTables::
-/// zeroing_missing`), worked out by one ply before the check: each entry's stored values are
-/// then checked against its successors' as with two-sided files, and the side worked out is
-/// right where they are (it is their minimax by construction).
+/// zeroing_missing`): that half is checked first, and the minimax of each of its entries, which
+/// is how a reader works the side out (`one_ply`), is kept here for the check of the stored
+/// half, whose moves lead to it. Local agreement everywhere then proves both sides right.
 #[derive(Default)]
 struct Derived {
     half: Option<Half>,
-    /// Raw DTZ and DTZ50 values of every entry of `half` (broken: `TbValue::BROKEN`).
-    codes: Vec<[u16; 2]>,
+    /// Raw DTZ and DTZ50 values of every entry of `half`, DTZ in the low 16 bits (broken:
+    /// `TbValue::BROKEN`).
+    codes: Vec<AtomicU32>,
 }
 
 impl Derived {
-    fn of(table: &EndgameTables, subs: &[EndgameTables]) -> Derived {
+    fn new(table: &EndgameTables) -> Derived {
         let Some(half) = table.zeroing_missing() else {
             return Derived::default();
         };
-        const CHUNK: usize = 1 << 13;
-        let mut codes = vec![[TbValue::BROKEN.raw(); 2]; table.index().size(half) as usize];
-        codes
-            .par_chunks_mut(CHUNK)
-            .enumerate()
-            .for_each(|(c, chunk)| {
-                let mut pos = Position::startpos();
-                for (k, out) in chunk.iter_mut().enumerate() {
-                    let idx = (c * CHUNK + k) as u64;
-                    if let Some([_, dtz, dtz50]) =
-                        table.values_by_one_ply(half, idx, subs, &mut pos)
-                    {
-                        *out = [dtz.raw(), dtz50.raw()];
-                    }
-                }
-            });
+        let broken = TbValue::BROKEN.raw() as u32 * 0x1_0001;
         Derived {
             half: Some(half),
-            codes,
+            codes: (0..table.index().size(half))
+                .map(|_| AtomicU32::new(broken))
+                .collect(),
         }
+    }
+
+    fn set(&self, idx: u64, dtz: u16, dtz50: u16) {
+        self.codes[idx as usize].store(dtz as u32 | (dtz50 as u32) << 16, Relaxed);
     }
 
     /// DTM, DTZ and DTZ50 of an entry of `table`, stored or worked out.
@@ -83,7 +75,11 @@ impl Derived {
         if self.half != Some(half) {
             return table.values(half, idx);
         }
-        let [dtz, dtz50] = self.codes.get(idx as usize)?.map(TbValue::from_raw);
+        let c = self.codes.get(idx as usize)?.load(Relaxed);
+        let (dtz, dtz50) = (
+            TbValue::from_raw(c as u16),
+            TbValue::from_raw((c >> 16) as u16),
+        );
         Some([table.value(Metric::Dtm, half, idx)?, dtz, dtz50])
     }
 
@@ -112,9 +108,11 @@ impl VerifyReport {
 /// are a draw without a table); `bar` counts the entries done.
 pub fn verify(table: &EndgameTables, subs: &[EndgameTables], bar: &ProgressBar) -> VerifyReport {
     start_bar(table, bar);
-    let derived = Derived::of(table, subs);
+    let derived = Derived::new(table);
+    let mut halves = table.index().stored_halves().to_vec();
+    halves.sort_by_key(|&h| Some(h) != derived.half);
     let mut report = VerifyReport::default();
-    for &half in table.index().stored_halves() {
+    for half in halves {
         let all = 0..table.index().size(half);
         report.add(verify_range(table, subs, &derived, half, all, None, bar));
     }
@@ -426,16 +424,21 @@ fn verify_range(
             let (mut n_checked, mut n_broken, mut n_bad) = (0, 0, 0);
             let chunk = (c * CHUNK).max(first)..((c + 1) * CHUNK).min(size);
             for idx in chunk.clone() {
-                let values = derived.values(table, half, idx);
-                let stored = derived.plies(table, half, idx);
                 let Some(tb) = index.decode(half, idx) else {
                     n_broken += 1;
+                    let stored = derived.plies(table, half, idx);
                     if marked && stored.iter().any(|&v| v != CODE_NONE) {
                         n_bad += 1;
                     }
                     continue;
                 };
                 n_checked += 1;
+                let computed = minimax(table, subs, derived, packed, &mut pos, &tb, &mut scratch);
+                if derived.half == Some(half) {
+                    derived.set(idx, computed[1], computed[2]);
+                }
+                let values = derived.values(table, half, idx);
+                let stored = derived.plies(table, half, idx);
                 // The WDL file must give the result its entry's DTM and DTZ50 give.
                 let [dtm, _, dtz50] = values.unwrap_or([TbValue::BROKEN; 3]);
                 let result = table.result(half, idx);
@@ -452,7 +455,6 @@ fn verify_range(
                     }
                     continue;
                 }
-                let computed = minimax(table, subs, derived, packed, &mut pos, &tb, &mut scratch);
                 for m in 0..3 {
                     if computed[m] != stored[m] {
                         n_bad += 1;
