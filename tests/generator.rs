@@ -367,6 +367,7 @@ fn dtz50_solver_agrees_with_dtz_where_the_rule_cannot_bite() {
 /// one). Its DTZ and DTZ50 are stored for both sides first: the WDL file is written from DTZ50.
 fn draw_dtz50(dir: &std::path::Path, m: &Material) {
     store_both_sides(dir, m);
+    let dtz = read_metric(dir, m, Metric::Dtz);
     let halves: Vec<(Half, Vec<TbValue>)> = read_metric(dir, m, Metric::Dtz50)
         .into_iter()
         .map(|(h, v)| {
@@ -380,9 +381,10 @@ fn draw_dtz50(dir: &std::path::Path, m: &Material) {
             (h, drawn)
         })
         .collect();
+    // The WDL file is written from DTZ and DTZ50 values for both sides.
+    write_metric(dir, m, Metric::Dtz, &dtz);
     write_metric(dir, m, Metric::Dtz50, &halves);
-    let t = EndgameTables::open(dir, m).expect("tables open");
-    t.write_wdl(dir).expect("WDL file written");
+    fortress::egtb::tables::write_wdl(dir, m).expect("WDL file written");
 }
 
 /// DTZ50 taken from DTZ where a sub-endgame's results differ under the rule

@@ -116,6 +116,7 @@ fn the_writer_refuses_what_it_cannot_store() {
             compression: Compression::Zstd,
             unmark_broken: false,
             delta_of: None,
+            depths: false,
         },
     );
     assert!(
@@ -172,6 +173,7 @@ fn a_file_written_piece_by_piece_is_the_file_written_whole() {
                     compression: Compression::Zstd,
                     unmark_broken: true,
                     delta_of,
+                    depths: false,
                 },
             )
             .unwrap()
@@ -197,6 +199,7 @@ fn a_file_written_piece_by_piece_is_the_file_written_whole() {
                 compression: Compression::Zstd,
                 unmark_broken: true,
                 delta,
+                depths: false,
             };
             let mut w = TableWriter::create(&pieces, &file_spec).unwrap();
             let cuts = [1usize, 4095, 7, 8193, 100_000, 12_289];
@@ -237,6 +240,7 @@ fn a_file_written_piece_by_piece_is_the_file_written_whole() {
         compression: Compression::Zstd,
         unmark_broken: true,
         delta: false,
+        depths: false,
     };
     let bad = |r: Result<(), TableError>| matches!(r, Err(TableError::BadInput(_)));
     let size = index.size(halves[0]) as usize;
@@ -599,6 +603,7 @@ fn tables_built_without_verification_verify_later() {
             compression: Compression::Zstd,
             unmark_broken: true,
             delta: false,
+            depths: false,
         },
     )
     .unwrap();

@@ -235,8 +235,13 @@ fn to_text(r: &Report) -> String {
             FileStatus::Bad(e) => writeln!(o, "{metric} file {name}: REFUSED: {e}"),
             FileStatus::Ok(h) => writeln!(
                 o,
-                "{metric} file {name}: format {}, {}{} byte(s) per value, {}-byte blocks, compression {}, {} bytes stored, generator '{}', created {} (unix), checksum ok ({:016x})",
+                "{metric} file {name}: format {}, {}{}{} byte(s) per value, {}-byte blocks, compression {}, {} bytes stored, generator '{}', created {} (unix), checksum ok ({:016x})",
                 h.version,
+                if h.is_depth_coded() {
+                    "depths (results from the WDL file), "
+                } else {
+                    ""
+                },
                 match h.entries {
                     [Some(_), None] if !r.material.is_symmetric() => {
                         "wtm only (btm by one ply), "

@@ -32,6 +32,10 @@ pub const BLOCK_SIZE: usize = 8192;
 pub const ENCODING_WDL_DEPTH: u8 = 1;
 /// The value encoding of a WDL file: `Wdl5::code` (1 loss to 5 win, 0 broken).
 pub const ENCODING_WDL5: u8 = 2;
+/// The value encoding of a distance file whose results are the endgame's WDL file's: each
+/// entry holds its depth n alone (win or loss in n), a draw the depth before it. Wins, draws
+/// and losses interleaved cost the coder nothing then (`from_depth` decodes).
+pub const ENCODING_DEPTH: u8 = 3;
 /// Index scheme: Nalimov's, as `egtb::index` implements it.
 pub const SCHEME_NALIMOV: u8 = 1;
 pub const COMPRESSION_NONE: u8 = 0;
@@ -96,11 +100,11 @@ impl Metric {
             .find(|m| *m as u8 == c)
     }
 
-    /// The value encoding of this metric's files.
-    fn encoding(self) -> u8 {
+    /// Can this metric's files have value encoding `encoding` (in a file of `version`)?
+    fn allows(self, encoding: u8, version: u32) -> bool {
         match self {
-            Metric::Wdl => ENCODING_WDL5,
-            _ => ENCODING_WDL_DEPTH,
+            Metric::Wdl => encoding == ENCODING_WDL5,
+            _ => encoding == ENCODING_WDL_DEPTH || encoding == ENCODING_DEPTH && version > 1,
         }
     }
 }
@@ -150,6 +154,15 @@ impl Wdl5 {
         Wdl5::ALL.get((code as usize).checked_sub(1)?).copied()
     }
 
+    /// The result a metric counts: DTZ50's with the 50-move rule, DTM's and DTZ's without.
+    pub fn under(self, metric: Metric) -> Wdl5 {
+        if metric == Metric::Dtz50 {
+            self
+        } else {
+            self.without_rule()
+        }
+    }
+
     /// The result when the 50-move rule is not applied.
     pub fn without_rule(self) -> Wdl5 {
         match self {
@@ -174,6 +187,17 @@ pub enum Outcome {
     Draw,
     Win(u16),
     Loss(u16),
+}
+
+/// The value of a depth-coded entry (`ENCODING_DEPTH`) of `metric` whose result (the WDL
+/// file's) is `result` and whose stored depth is `depth`.
+#[inline]
+pub fn from_depth(metric: Metric, result: Wdl5, depth: u16) -> TbValue {
+    match result.under(metric) {
+        Wdl5::Win => TbValue(2 * depth),
+        Wdl5::Loss => TbValue(2 * depth + 3),
+        _ => TbValue::DRAW,
+    }
 }
 
 impl TbValue {
@@ -310,6 +334,11 @@ impl TableHeader {
     pub fn is_dtz_delta(&self) -> bool {
         self.flags & FLAG_DTZ_DELTA != 0
     }
+
+    /// Does each entry hold its depth alone, its result in the WDL file (`ENCODING_DEPTH`)?
+    pub fn is_depth_coded(&self) -> bool {
+        self.encoding == ENCODING_DEPTH
+    }
 }
 
 #[derive(Copy, Clone, Debug, Default)]
@@ -373,6 +402,8 @@ pub struct TableSpec<'a> {
     pub unmark_broken: bool,
     /// Store a DTZ50 file as its differences from this DTZ file of the same endgame.
     pub delta_of: Option<&'a TableFile>,
+    /// Store depths alone (`ENCODING_DEPTH`; broken entries unmarked).
+    pub depths: bool,
 }
 
 fn flags(unmark_broken: bool, delta: bool, equals_dtz: bool) -> u8 {
@@ -389,32 +420,68 @@ fn flags(unmark_broken: bool, delta: bool, equals_dtz: bool) -> u8 {
     f
 }
 
-/// The stored codes of one block's values, into `out`. Stored as differences from DTZ's values
-/// (`dtz`): 0 where the value is DTZ's or the entry broken, else the value plus one. Otherwise
-/// the values, broken entries holding the value before them (the block's first value, for
-/// the ones that open it: long runs for the coder) when `unmark_broken`.
-fn block_codes(values: &[TbValue], dtz: Option<&[TbValue]>, unmark_broken: bool, out: &mut [u16]) {
+/// The depth of a win or loss; None for a draw or a broken entry.
+#[inline]
+fn depth_of(v: TbValue) -> Option<u16> {
+    match v.outcome() {
+        Outcome::Win(n) | Outcome::Loss(n) => Some(n),
+        _ => None,
+    }
+}
+
+/// The stored codes of one block's values, into `out`; returns whether a DTZ50 block of
+/// differences tells DTZ50 from DTZ anywhere (else the flag `FLAG_EQUALS_DTZ` may stand).
+///
+/// Stored as differences from DTZ's values (`dtz`): 0 where the value is DTZ's or the entry
+/// broken, else the value plus one; depth-coded, 0 also where DTZ50 draws (the WDL file tells
+/// a draw) or has DTZ's depth, else the depth plus one. Otherwise the values (or depths),
+/// broken entries holding the code before them (the block's first, for the ones that open it:
+/// long runs for the coder) when `unmark_broken`, and depth-coded draws too.
+fn block_codes(
+    values: &[TbValue],
+    dtz: Option<&[TbValue]>,
+    unmark_broken: bool,
+    depths: bool,
+    out: &mut [u16],
+) -> bool {
     if let Some(dtz) = dtz {
-        for ((v, d), o) in values.iter().zip(dtz).zip(out.iter_mut()) {
-            *o = if *v == TbValue::BROKEN || v == d {
+        let mut differs = false;
+        for ((&v, &d), o) in values.iter().zip(dtz).zip(out.iter_mut()) {
+            *o = if v == TbValue::BROKEN || v == d {
                 0
-            } else {
+            } else if !depths {
                 v.0 + 1
+            } else {
+                match (depth_of(v), depth_of(d)) {
+                    (None, _) => 0,
+                    (Some(n), Some(m)) if n == m => 0,
+                    (Some(n), _) => n + 1,
+                }
             };
+            // Depth-coded, a draw under the rule where DTZ wins or loses has code 0.
+            differs |= *o != 0 || v != d && v != TbValue::BROKEN;
         }
-        return;
+        return differs;
     }
-    let mut prev = values
-        .iter()
-        .find(|v| **v != TbValue::BROKEN)
-        .unwrap_or(&TbValue::DRAW)
-        .0;
-    for (v, o) in values.iter().zip(out.iter_mut()) {
-        if v.0 != 0 || !unmark_broken {
-            prev = v.0;
+    let code = |v: TbValue| {
+        if depths {
+            depth_of(v)
+        } else {
+            (v != TbValue::BROKEN || !unmark_broken).then_some(v.0)
         }
-        *o = if unmark_broken { prev } else { v.0 };
+    };
+    let mut prev =
+        values
+            .iter()
+            .find_map(|&v| code(v))
+            .unwrap_or(if depths { 0 } else { TbValue::DRAW.0 });
+    for (&v, o) in values.iter().zip(out.iter_mut()) {
+        if let Some(c) = code(v) {
+            prev = c;
+        }
+        *o = prev;
     }
+    false
 }
 
 /// One block of codes, packed little-endian in `width` bytes each and padded with zeros.
@@ -534,6 +601,7 @@ pub fn write_table(dir: &Path, spec: &TableSpec) -> Result<PathBuf, TableError> 
             compression: spec.compression,
             unmark_broken: spec.unmark_broken,
             delta: spec.delta_of.is_some(),
+            depths: spec.depths,
         },
     )?;
     let group = writer.per_block() * WRITE_GROUP;
@@ -572,6 +640,8 @@ pub struct FileSpec<'a> {
     pub unmark_broken: bool,
     /// A DTZ50 file stored as its differences from DTZ's values, which `push` is given.
     pub delta: bool,
+    /// Store depths alone (`ENCODING_DEPTH`): a reader takes the results from the WDL file.
+    pub depths: bool,
 }
 
 /// A table file written in index order, a piece at a time: `write_table` hands it whole
@@ -586,13 +656,14 @@ pub struct TableWriter {
     compression: Compression,
     unmark_broken: bool,
     delta: bool,
+    depths: bool,
     width: usize,
     /// The halves still to be written, in order.
     halves: Vec<Half>,
     /// Where the next half's section starts.
     offset: u64,
     open: Option<OpenHalf>,
-    any_code: bool,
+    differs_from_dtz: bool,
     finished: bool,
 }
 
@@ -619,8 +690,17 @@ impl TableWriter {
                 spec.material
             )));
         }
-        // A difference code is the value plus one.
-        let max_code = spec.max_raw as u32 + spec.delta as u32;
+        if spec.depths && (!spec.unmark_broken || spec.metric == Metric::Wdl) {
+            return Err(TableError::BadInput(
+                "depth-coded files hold distances and leave broken entries unmarked".into(),
+            ));
+        }
+        // A difference code is the value plus one; a depth is at most half the value.
+        let max_code = if spec.depths {
+            spec.max_raw as u32 / 2
+        } else {
+            spec.max_raw as u32
+        } + spec.delta as u32;
         if max_code > u16::MAX as u32 {
             return Err(TableError::BadInput(format!(
                 "value {} cannot be stored as a difference",
@@ -636,7 +716,11 @@ impl TableWriter {
         put_u32(&mut header, 12, HEADER_LEN as u32);
         put_str(&mut header, 16, 16, &canon.to_string());
         header[32] = spec.metric as u8;
-        header[33] = spec.metric.encoding();
+        header[33] = match spec.metric {
+            Metric::Wdl => ENCODING_WDL5,
+            _ if spec.depths => ENCODING_DEPTH,
+            _ => ENCODING_WDL_DEPTH,
+        };
         header[34] = width as u8;
         header[35] = spec.halves.iter().map(|h| 1u8 << *h as u8).sum();
         header[36] = spec.compression.code();
@@ -662,11 +746,12 @@ impl TableWriter {
             compression: spec.compression,
             unmark_broken: spec.unmark_broken,
             delta: spec.delta,
+            depths: spec.depths,
             width,
             halves: spec.halves.to_vec(),
             offset: HEADER_LEN as u64,
             open: None,
-            any_code: false,
+            differs_from_dtz: false,
             finished: false,
         };
         // A placeholder until the payload is known.
@@ -774,7 +859,7 @@ impl TableWriter {
     }
 
     /// Codes, packs and compresses `values` (whole blocks but perhaps the last of a half) block
-    /// by block in parallel: each stored block, and whether it holds a code other than 0.
+    /// by block in parallel: each stored block, and whether it tells DTZ50 from DTZ (`block_codes`).
     fn store_blocks(
         &self,
         values: &[TbValue],
@@ -787,8 +872,7 @@ impl TableWriter {
             .map(|(k, chunk)| {
                 let mut codes = vec![0u16; chunk.len()];
                 let dtz = dtz.map(|d| &d[k * per_block..k * per_block + chunk.len()]);
-                block_codes(chunk, dtz, self.unmark_broken, &mut codes);
-                let any = codes.iter().any(|&c| c != 0);
+                let any = block_codes(chunk, dtz, self.unmark_broken, self.depths, &mut codes);
                 Ok((
                     store_block(pack_block(&codes, self.width), self.compression)?,
                     any,
@@ -804,7 +888,7 @@ impl TableWriter {
     /// Writes stored blocks after the open half's last.
     fn append(&mut self, stored: Vec<(Vec<u8>, bool)>) -> Result<(), TableError> {
         for (block, any) in stored {
-            self.any_code |= any;
+            self.differs_from_dtz |= any;
             self.io(|out| out.write_all(&block))?;
             let open = self.open.as_mut().expect("open");
             open.table.extend_from_slice(&open.at.to_le_bytes());
@@ -854,6 +938,12 @@ impl TableWriter {
         Ok(())
     }
 
+    /// Says that DTZ50 differs from DTZ somewhere in this endgame, though not in the halves
+    /// written (a file of one side to move): the flag `FLAG_EQUALS_DTZ` speaks of both.
+    pub fn mark_differs_from_dtz(&mut self) {
+        self.differs_from_dtz = true;
+    }
+
     /// Checksums the file, writes its header and moves it to its name; returns the path.
     pub fn finish(mut self) -> Result<PathBuf, TableError> {
         if self.open.is_some() || !self.halves.is_empty() {
@@ -876,7 +966,7 @@ impl TableWriter {
             Ok(hasher.digest())
         })?;
         let header = &mut self.header;
-        header[38] = flags(self.unmark_broken, self.delta, !self.any_code);
+        header[38] = flags(self.unmark_broken, self.delta, !self.differs_from_dtz);
         put_str(header, OFF_GENERATOR, 32, GENERATOR_VERSION);
         let created = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -968,6 +1058,8 @@ impl Drop for TableWriter {
 
 /// Writes a table file as the generator stores it: zstd blocks, broken entries unmarked, and a
 /// DTZ50 file as its differences from the DTZ file of the same endgame, which must be in `dir`.
+/// DTM is depth-coded at once; DTZ and DTZ50 hold values until the WDL file is written from
+/// them (`tables::write_wdl`), then `tables::finish_zeroing` depth-codes them.
 pub fn write_compact(
     dir: &Path,
     material: &Material,
@@ -989,6 +1081,7 @@ pub fn write_compact(
             compression: Compression::Zstd,
             unmark_broken: true,
             delta_of: dtz.as_ref(),
+            depths: metric == Metric::Dtm,
         },
     )
 }
@@ -1283,7 +1376,7 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
     let metric =
         Metric::from_code(b[32]).ok_or_else(|| corrupt(format!("metric code {}", b[32])))?;
     let (encoding, width, halves, compression, scheme) = (b[33], b[34], b[35], b[36], b[37]);
-    if encoding != metric.encoding() {
+    if !metric.allows(encoding, version) {
         return Err(corrupt(format!("value encoding {encoding}")));
     }
     if width != 1 && width != 2 {

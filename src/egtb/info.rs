@@ -3,9 +3,10 @@
 //! present (and its WDL file), their headers and whether their checksums hold; on request, the win/draw/loss counts
 //! and deepest values the files hold (Table 8), which takes a scan of every entry.
 
-use super::file::{file_name, Metric, Outcome, TableError, TableFile, TableHeader};
+use super::file::{file_name, Metric, Outcome, TableError, TableFile, TableHeader, TbValue};
 use super::index::{EndgameIndex, Half};
 use super::material::{Material, MaterialError};
+use super::tables::EndgameTables;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -65,6 +66,7 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
     let mut stats: Option<[HalfStats; 2]> = None;
     // A DTZ50 file of differences from DTZ is read through the DTZ file.
     let mut dtz: Option<TableFile> = None;
+    let mut tables: Option<Result<EndgameTables, TableError>> = None;
     for metric in Metric::ALL {
         let name = file_name(&material, metric);
         let path = dir.join(&name);
@@ -111,9 +113,30 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
             let count_outcomes = m == 0
                 || s.iter()
                     .all(|h| h.wins + h.draws + h.losses + h.broken == 0);
+            // Depth-coded files take their results from the WDL file: read as the endgame.
+            if table.header().is_depth_coded() && tables.is_none() {
+                tables = Some(EndgameTables::open(dir, &material));
+            }
+            let whole = match tables.as_ref().filter(|_| table.header().is_depth_coded()) {
+                Some(Ok(t)) => Some(t),
+                Some(Err(e)) => {
+                    let e = TableError::Corrupt {
+                        path,
+                        what: format!("depth-coded, and the endgame does not open: {e}"),
+                    };
+                    files.push((metric, name, FileStatus::Bad(e)));
+                    continue;
+                }
+                None => None,
+            };
             for &h in stored.iter().filter(|&&h| present(h)) {
                 let base = dtz.as_ref().filter(|_| table.header().is_dtz_delta());
-                let part = scan_half(&table, base, &index, h, m);
+                let value = |h, i| match (whole, base) {
+                    (Some(t), _) => t.value(metric, h, i),
+                    (None, Some(dtz)) => table.value_over(dtz, h, i),
+                    (None, None) => table.value(h, i),
+                };
+                let part = scan_half(value, &index, h, m);
                 let st = &mut s[h as usize];
                 st.max_win[m] = part.max_win[m];
                 st.max_loss[m] = part.max_loss[m];
@@ -164,13 +187,12 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
     })
 }
 
-/// The outcomes of one half of one file and its deepest values (at `m`), read in parallel;
-/// broken entries are those the index decodes to no position (files may store them as their
-/// neighbours). A DTZ50 file of differences is read through `dtz`; without it the differences
-/// count as they are, which only a file set missing its DTZ file shows.
+/// The outcomes of one half of one file (its values by `value`) and its deepest values (at
+/// `m`), read in parallel; broken entries are those the index decodes to no position (files
+/// may store them as their neighbours). A DTZ50 file of differences read without its DTZ file
+/// counts the differences as they are, which only a file set missing its DTZ file shows.
 fn scan_half(
-    table: &TableFile,
-    dtz: Option<&TableFile>,
+    value: impl Fn(Half, u64) -> Option<TbValue> + Sync,
     index: &EndgameIndex,
     h: Half,
     m: usize,
@@ -185,11 +207,10 @@ fn scan_half(
                     st.broken += 1;
                     continue;
                 }
-                let v = match dtz {
-                    Some(dtz) => table.value_over(dtz, h, i),
-                    None => table.value(h, i),
-                };
-                match v.expect("entry within the checked range").outcome() {
+                match value(h, i)
+                    .expect("entry within the checked range")
+                    .outcome()
+                {
                     Outcome::Win(n) => {
                         st.max_win[m] = st.max_win[m].max(Some(n));
                         st.wins += 1;

@@ -292,7 +292,8 @@ impl Registry {
         let t = self.find(material_key(&position_material(pos)))?;
         let tb = tb_position(pos);
         let (half, idx) = t.entry(&tb)?;
-        let won = match t.result(half, idx)? {
+        let result = t.result(half, idx)?;
+        let won = match result {
             Wdl5::Win => true,
             Wdl5::Loss => false,
             Wdl5::CursedWin => return Some(TableVerdict::CursedWin),
@@ -315,7 +316,7 @@ impl Registry {
                 });
             }
         }
-        let plies = dtm_plies(t.value(Metric::Dtm, half, idx)?)?;
+        let plies = dtm_plies(t.value_with(Metric::Dtm, half, idx, Some(result))?)?;
         Some(if won {
             TableVerdict::Win(plies)
         } else {

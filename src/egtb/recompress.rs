@@ -1,6 +1,7 @@
 //! `engine gentb --recompress`: rewrites an endgame's three files in the current format (zstd
-//! blocks, broken entries unmarked, DTZ50 as differences from DTZ, and up to five men DTZ and
-//! DTZ50 for one side to move) and adds its WDL file, without generating anything. The
+//! blocks, broken entries unmarked, depths alone with the results in the WDL file, DTZ50 as
+//! differences from DTZ, and up to five men DTZ and DTZ50 for one side to move) and adds its
+//! WDL file, without generating anything. The
 //! endgame is put together in a staging directory, every legal entry of every metric and its
 //! result is read back and compared with the old files, and only then are the files moved over
 //! the old ones (`egtb::staging`): a kill at any point leaves the old files or the new ones,
@@ -12,7 +13,7 @@ use super::file::{
 use super::index::{EndgameIndex, Half};
 use super::material::Material;
 use super::staging::Staging;
-use super::tables::{EndgameTables, ONE_SIDE_MAX_MEN};
+use super::tables::{finish_zeroing, write_wdl, EndgameTables, ONE_SIDE_MAX_MEN};
 use crate::chess::Position;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -37,13 +38,15 @@ pub struct Converted {
     pub checked: u64,
 }
 
-/// Are the three distance files of `t` in the current format already?
-fn current(t: &EndgameTables) -> bool {
+/// Are the three distance files of `t` zstd blocks of format 2, broken entries unmarked, DTZ50
+/// as differences, and (`depths`) depth-coded?
+fn compact(t: &EndgameTables, depths: bool) -> bool {
     Metric::ALL.iter().all(|&metric| {
         let h = t.header(metric);
         h.version == FORMAT_VERSION
             && h.compression == COMPRESSION_ZSTD
             && !h.marks_broken()
+            && (h.is_depth_coded() || !depths)
             && (metric != Metric::Dtz50 || h.is_dtz_delta())
     })
 }
@@ -58,28 +61,38 @@ fn bytes_of(dir: &Path, m: &Material) -> u64 {
 }
 
 /// Converts the tables of `material` in `dir` (all three files must be present and valid);
-/// None if there is nothing to do: the files are current, with their WDL file, and DTZ and
-/// DTZ50 store one side to move wherever they may (`ONE_SIDE_MAX_MEN`, and the sub-endgames
-/// present in `dir`, which the check of the side left out reads).
+/// None if there is nothing to do: the files are current (six-man tables: format 2), with
+/// their WDL file, and DTZ and DTZ50 store one side to move wherever they may
+/// (`ONE_SIDE_MAX_MEN`, and the sub-endgames present in `dir`, which the check of the side
+/// left out reads).
 pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, RecompressError> {
     let m = material.canonical().0;
     let old = EndgameTables::open(dir, &m)?;
     let subs = sub_endgames(dir, &m);
-    let one_side = m.men() <= ONE_SIDE_MAX_MEN
-        && old.index().stored_halves().len() == 2
-        && old.zeroing_missing().is_none()
-        && subs.is_some();
-    let is_current = current(&old);
+    // Tables of one side need their sub-endgames to be read whole, and to be kept so.
+    let old_one_side = old.zeroing_missing().is_some();
+    let one_side =
+        m.men() <= ONE_SIDE_MAX_MEN && old.index().stored_halves().len() == 2 && subs.is_some();
+    // Six-man tables of format 2 are kept as they are, given their WDL file: their values are
+    // not held in memory for a conversion.
+    let six_kept = m.men() > ONE_SIDE_MAX_MEN && compact(&old, false);
     let has_wdl = old.file(Metric::Wdl).is_some();
-    if is_current && has_wdl && !one_side {
+    let is_current = compact(&old, true);
+    if (is_current && (old_one_side || !one_side)) || (six_kept && has_wdl) {
         return Ok(None);
     }
+    let Some(subs) = subs.or_else(|| (!old_one_side).then(Vec::new)) else {
+        return Err(RecompressError::Table(TableError::BadInput(format!(
+            "{m}: stored for one side to move; its sub-endgames must be in the directory"
+        ))));
+    };
     let before = bytes_of(dir, &m);
     let staging = Staging::new(dir).map_err(|e| RecompressError::Io(dir.to_path_buf(), e))?;
     let out = staging.dir();
-    if is_current {
-        // The files stay as they are: linked into the staging directory (copied where the
-        // file system has no links), so that the endgame is put together and checked there.
+    if is_current || six_kept {
+        // The files stay as they are (depth-coded files have their WDL file): linked into the
+        // staging directory (copied where the file system has no links), so that the endgame
+        // is put together and checked there; then one side is kept, or the WDL file added.
         let present = Metric::ALL.iter().chain(has_wdl.then_some(&Metric::Wdl));
         for &metric in present {
             let name = file_name(&m, metric);
@@ -88,39 +101,50 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
                 .or_else(|_| std::fs::copy(&from, &to).map(drop))
                 .map_err(|e| RecompressError::Io(to, e))?;
         }
+        if six_kept {
+            write_wdl(out, &m)?;
+        } else {
+            EndgameTables::open(out, &m)?.keep_one_side(out)?;
+        }
     } else {
+        // Every entry's three values (a side left out by one ply; broken entries of that side
+        // as broken), a half at a time.
         let index = old.index();
-        for metric in Metric::ALL {
-            let values: Vec<(Half, Vec<TbValue>)> = index
-                .stored_halves()
+        let values: Vec<(Half, Vec<[TbValue; 3]>)> = index
+            .stored_halves()
+            .iter()
+            .map(|&h| {
+                let v = (0..index.size(h))
+                    .into_par_iter()
+                    .map_init(Position::startpos, |pos, i| {
+                        old.values_by_one_ply(h, i, &subs[..], pos)
+                            .unwrap_or([TbValue::BROKEN; 3])
+                    })
+                    .collect();
+                (h, v)
+            })
+            .collect();
+        for (k, metric) in Metric::ALL.into_iter().enumerate() {
+            let column: Vec<(Half, Vec<TbValue>)> = values
                 .iter()
-                .map(|&h| {
-                    let v = (0..index.size(h))
-                        .into_par_iter()
-                        .map(|i| old.value(metric, h, i).expect("entry within the file"))
-                        .collect();
-                    (h, v)
-                })
+                .map(|(h, v)| (*h, v.iter().map(|x| x[k]).collect()))
                 .collect();
             let halves: Vec<(Half, &[TbValue])> =
-                values.iter().map(|(h, v)| (*h, &v[..])).collect();
+                column.iter().map(|(h, v)| (*h, &v[..])).collect();
             write_compact(out, &m, metric, &halves)?;
         }
+        drop(values);
+        // The result of every entry from the values just written, then depths alone.
+        write_wdl(out, &m)?;
+        finish_zeroing(out, &m, one_side)?;
     }
-    if !has_wdl || !is_current {
-        EndgameTables::open(out, &m)?.write_wdl(out)?;
-    }
-    if one_side {
-        EndgameTables::open(out, &m)?.keep_one_side(out)?;
-    }
-    // Every legal entry's result read back, and its three values where the files changed (a
-    // side left out by one ply).
+    // Every legal entry's result and three values (a side left out by one ply) read back.
     let new = EndgameTables::open(out, &m)?;
-    let subs = subs.unwrap_or_default();
-    let values_changed = !is_current || one_side;
     let (checked, mismatches) = count_differences(old.index(), |pos, h, i| {
         old.result(h, i) != new.result(h, i)
-            || values_changed && old.values(h, i) != new.values_by_one_ply(h, i, &subs[..], pos)
+            || !six_kept
+                && old.values_by_one_ply(h, i, &subs[..], pos)
+                    != new.values_by_one_ply(h, i, &subs[..], pos)
     });
     if mismatches > 0 {
         return Err(RecompressError::Mismatch {

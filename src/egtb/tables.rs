@@ -4,8 +4,8 @@
 //! Tamplin, Haworth 2005, Sections 2-4), see `tables/README.md`.
 
 use super::file::{
-    file_name, Compression, FileSpec, Metric, TableError, TableFile, TableHeader, TableWriter,
-    TbValue, Wdl5, FLAG_EQUALS_DTZ,
+    file_name, from_depth, Compression, FileSpec, Metric, Outcome, TableError, TableFile,
+    TableHeader, TableWriter, TbValue, Wdl5, FLAG_EQUALS_DTZ,
 };
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
@@ -29,6 +29,8 @@ pub struct EndgameTables {
     wdl: Option<TableFile>,
     /// The half of the index that DTZ and DTZ50 leave out, if they store one side only.
     zeroing_missing: Option<Half>,
+    /// Some file holds depths alone (`file::ENCODING_DEPTH`): its values need the result.
+    depth_coded: bool,
 }
 
 impl EndgameTables {
@@ -58,12 +60,22 @@ impl EndgameTables {
                 what: "DTZ and DTZ50 store different halves, or one side without a WDL file".into(),
             });
         }
+        let depth_coded = files.iter().any(|f| f.header().is_depth_coded());
+        if let Some(f) = files.iter().find(|f| f.header().is_depth_coded()) {
+            if wdl.is_none() {
+                return Err(TableError::Corrupt {
+                    path: f.path().to_path_buf(),
+                    what: "depths alone, and no WDL file with their results".into(),
+                });
+            }
+        }
         Ok(EndgameTables {
             material: m,
             index,
             files,
             wdl,
             zeroing_missing,
+            depth_coded,
         })
     }
 
@@ -120,15 +132,72 @@ impl EndgameTables {
     /// absent). The value of a broken entry is the broken mark only where `marks_broken`.
     #[inline]
     pub fn value(&self, metric: Metric, half: Half, idx: u64) -> Option<TbValue> {
+        let result = self.result_for_depths(half, idx)?;
+        self.value_with(metric, half, idx, result)
+    }
+
+    /// `value`, where the caller has read the entry's result already (`result`; None where
+    /// no file is depth-coded, which needs it).
+    #[inline]
+    pub fn value_with(
+        &self,
+        metric: Metric,
+        half: Half,
+        idx: u64,
+        result: Option<Wdl5>,
+    ) -> Option<TbValue> {
         debug_assert!(
             metric != Metric::Wdl,
             "a result is not a `TbValue`: `result`"
         );
         let file = &self.files[metric as usize - 1];
+        let code = file.value(half, idx)?;
         if metric == Metric::Dtz50 && file.header().is_dtz_delta() {
-            return file.value_over(&self.files[Metric::Dtz as usize - 1], half, idx);
+            return self.dtz50_of(
+                code,
+                || self.value_with(Metric::Dtz, half, idx, result),
+                result,
+            );
         }
-        file.value(half, idx)
+        Some(decoded(file, metric, code, result))
+    }
+
+    /// DTZ50 from a code of its file of differences, `dtz` giving DTZ's value if needed.
+    #[inline]
+    fn dtz50_of(
+        &self,
+        code: TbValue,
+        dtz: impl FnOnce() -> Option<TbValue>,
+        result: Option<Wdl5>,
+    ) -> Option<TbValue> {
+        let Some(r) = result.filter(|_| self.files[2].header().is_depth_coded()) else {
+            return match code.raw() {
+                0 => dtz(),
+                c => Some(TbValue::from_raw(c - 1)),
+            };
+        };
+        // A draw under the rule holds no depth: no DTZ read.
+        if !matches!(r, Wdl5::Win | Wdl5::Loss) {
+            return Some(TbValue::DRAW);
+        }
+        let depth = match code.raw() {
+            0 => match dtz()?.outcome() {
+                Outcome::Win(n) | Outcome::Loss(n) => n,
+                _ => 0, // a broken entry's garbage
+            },
+            c => c - 1,
+        };
+        Some(from_depth(Metric::Dtz50, r, depth))
+    }
+
+    /// The result where some file is depth-coded: None if out of range, Some(None) where no
+    /// result is needed.
+    #[inline]
+    fn result_for_depths(&self, half: Half, idx: u64) -> Option<Option<Wdl5>> {
+        if !self.depth_coded {
+            return Some(None);
+        }
+        self.result(half, idx).map(Some)
     }
 
     /// Do broken entries read as broken in all three files? (Files of format 1 mark them;
@@ -147,20 +216,34 @@ impl EndgameTables {
     /// DTZ50 of a side they leave out, `values_by_one_ply`).
     #[inline]
     pub fn values(&self, half: Half, idx: u64) -> Option<[TbValue; 3]> {
-        let [dtz, dtz50] = self.zeroing_pair(half, idx)?;
-        Some([self.files[0].value(half, idx)?, dtz, dtz50])
+        let result = self.result_for_depths(half, idx)?;
+        let [dtz, dtz50] = self.zeroing_pair_with(half, idx, result)?;
+        Some([self.value_with(Metric::Dtm, half, idx, result)?, dtz, dtz50])
     }
 
     /// DTZ and DTZ50 at an entry, as `values`.
     #[inline]
     pub fn zeroing_pair(&self, half: Half, idx: u64) -> Option<[TbValue; 2]> {
-        let [_, dtz, dtz50] = &self.files;
-        let dtz = dtz.value(half, idx)?;
+        let result = self.result_for_depths(half, idx)?;
+        self.zeroing_pair_with(half, idx, result)
+    }
+
+    /// `zeroing_pair` with the result read (as `value_with`).
+    #[inline]
+    fn zeroing_pair_with(
+        &self,
+        half: Half,
+        idx: u64,
+        result: Option<Wdl5>,
+    ) -> Option<[TbValue; 2]> {
+        let [_, dtz_file, dtz50_file] = &self.files;
+        let dtz = decoded(dtz_file, Metric::Dtz, dtz_file.value(half, idx)?, result);
+        let code50 = dtz50_file.value(half, idx)?;
         // A DTZ50 code of 0 is the DTZ value just read: no second lookup.
-        let dtz50 = match dtz50.value(half, idx)? {
-            code if !dtz50.header().is_dtz_delta() => code,
-            code if code == TbValue::BROKEN => dtz,
-            code => TbValue::from_raw(code.raw() - 1),
+        let dtz50 = if dtz50_file.header().is_dtz_delta() {
+            self.dtz50_of(code50, || Some(dtz), result)?
+        } else {
+            decoded(dtz50_file, Metric::Dtz50, code50, result)
         };
         Some([dtz, dtz50])
     }
@@ -184,7 +267,7 @@ impl EndgameTables {
         if self.zeroing_missing() != Some(half) {
             return self.values(half, idx);
         }
-        let dtm = self.files[0].value(half, idx)?;
+        let dtm = self.value(Metric::Dtm, half, idx)?;
         let tb = self.index.decode(half, idx)?;
         set_position(pos, &tb);
         let [dtz, dtz50] = zeroing_values(pos, &tb, self, others)?;
@@ -218,50 +301,218 @@ impl EndgameTables {
     }
 }
 
-impl EndgameTables {
-    /// Writes the WDL file of these tables into `dir` (atomically), the result of every entry
-    /// from DTM and DTZ50 read block by block; returns its path.
-    pub fn write_wdl(&self, dir: &Path) -> Result<PathBuf, TableError> {
-        let halves = self.index.stored_halves();
-        let mut w = TableWriter::create(
-            dir,
-            &FileSpec {
-                material: self.material,
-                metric: Metric::Wdl,
-                halves,
-                max_raw: Wdl5::Win.code(),
-                compression: Compression::Zstd,
-                unmark_broken: true,
-                delta: false,
-            },
-        )?;
-        // Chunks of whole blocks of every width, put together in parallel a group at a time.
-        const CHUNK: u64 = 1 << 16;
-        const GROUP: u64 = 64 * CHUNK;
-        let corrupt = |what: String| TableError::Corrupt {
-            path: self.files[0].path().to_path_buf(),
-            what,
+/// The value of a stored code of `file` (of `metric`): the code itself, or a depth with the
+/// entry's result (`result`: None only where no file is depth-coded).
+#[inline]
+fn decoded(file: &TableFile, metric: Metric, code: TbValue, result: Option<Wdl5>) -> TbValue {
+    match result.filter(|_| file.header().is_depth_coded()) {
+        Some(r) => from_depth(metric, r, code.raw()),
+        None => code,
+    }
+}
+
+/// Chunks of whole blocks of every width that the writers below put together in parallel, a
+/// group at a time.
+const CHUNK: u64 = 1 << 16;
+const GROUP: u64 = 64 * CHUNK;
+
+/// The DTZ and DTZ50 files of `material` in `dir` as the generator leaves them before its WDL
+/// file: values (not depth-coded; DTZ50 as differences or not), both sides to move.
+fn zeroing_files(dir: &Path, material: &Material) -> Result<[TableFile; 2], TableError> {
+    let m = material.canonical().0;
+    let open = |metric| TableFile::open_for(&dir.join(file_name(&m, metric)), &m, metric);
+    let files = [open(Metric::Dtz)?, open(Metric::Dtz50)?];
+    let index = EndgameIndex::new(&m);
+    for f in &files {
+        let h = f.header();
+        let halves = index
+            .stored_halves()
+            .iter()
+            .all(|&x| f.entries(x).is_some());
+        if h.is_depth_coded() || !halves {
+            return Err(TableError::BadInput(format!(
+                "{}: not a file as the generator writes it before the WDL file",
+                f.path().display()
+            )));
+        }
+    }
+    Ok(files)
+}
+
+/// DTZ's values and DTZ50's (differences resolved) of entries `range` of `half`.
+fn zeroing_values_of(
+    [dtz, dtz50]: &[TableFile; 2],
+    half: Half,
+    range: std::ops::Range<u64>,
+) -> Option<[Vec<TbValue>; 2]> {
+    let (mut z, mut z50) = (Vec::new(), Vec::new());
+    dtz.read_range(half, range.clone(), &mut z)?;
+    dtz50.read_range(half, range, &mut z50)?;
+    if !dtz50.header().is_dtz_delta() {
+        return Some([z, z50]);
+    }
+    for (v, d) in z50.iter_mut().zip(&z) {
+        *v = match v.raw() {
+            0 => *d,
+            code => TbValue::from_raw(code - 1),
         };
-        for &h in halves {
-            let size = self.index.size(h);
+    }
+    Some([z, z50])
+}
+
+/// Writes `writers` from DTZ's and DTZ50's values of every entry of `halves`, in index order:
+/// each half begun and ended in all of them, `push` handed the values a group of chunks at a
+/// time (read in parallel).
+fn write_from_zeroing(
+    files: &[TableFile; 2],
+    halves: &[Half],
+    writers: &mut [TableWriter],
+    mut push: impl FnMut(&mut [TableWriter], &[TbValue], &[TbValue]) -> Result<(), TableError>,
+) -> Result<(), TableError> {
+    for &h in halves {
+        let size = files[0].entries(h).expect("checked: both halves");
+        for w in writers.iter_mut() {
             w.begin_half(h, size)?;
-            for g in (0..size).step_by(GROUP as usize) {
-                let chunks: Option<Vec<Vec<TbValue>>> = (g..(g + GROUP).min(size))
-                    .step_by(CHUNK as usize)
-                    .collect::<Vec<u64>>()
-                    .into_par_iter()
-                    .map(|c| self.results(h, c..(c + CHUNK).min(size)))
-                    .collect();
-                let chunks = chunks.ok_or_else(|| corrupt(format!("half {}", h.name())))?;
-                for c in &chunks {
-                    w.push(c, None)?;
-                }
+        }
+        for g in (0..size).step_by(GROUP as usize) {
+            let chunks: Option<Vec<[Vec<TbValue>; 2]>> = (g..(g + GROUP).min(size))
+                .step_by(CHUNK as usize)
+                .collect::<Vec<u64>>()
+                .into_par_iter()
+                .map(|c| zeroing_values_of(files, h, c..(c + CHUNK).min(size)))
+                .collect();
+            let chunks = chunks.ok_or_else(|| TableError::Corrupt {
+                path: files[0].path().to_path_buf(),
+                what: format!("half {}: a block does not decompress", h.name()),
+            })?;
+            for [z, z50] in &chunks {
+                push(writers, z, z50)?;
             }
+        }
+        for w in writers.iter_mut() {
             w.end_half()?;
         }
-        w.finish()
     }
+    Ok(())
+}
 
+/// Writes the WDL file of `material` into `dir` (atomically) from its DTZ and DTZ50 files,
+/// as the generator leaves them (`zeroing_files`): DTZ wins and loses where DTM does, and
+/// DTZ50 says which of those the 50-move rule keeps. Returns its path.
+pub fn write_wdl(dir: &Path, material: &Material) -> Result<PathBuf, TableError> {
+    let files = zeroing_files(dir, material)?;
+    let m = material.canonical().0;
+    let halves = EndgameIndex::new(&m).stored_halves();
+    let w = TableWriter::create(
+        dir,
+        &FileSpec {
+            material: m,
+            metric: Metric::Wdl,
+            halves,
+            max_raw: Wdl5::Win.code(),
+            compression: Compression::Zstd,
+            unmark_broken: true,
+            delta: false,
+            depths: false,
+        },
+    )?;
+    let mut writers = [w];
+    let mut codes = Vec::new();
+    write_from_zeroing(&files, halves, &mut writers, |w, z, z50| {
+        codes.clear();
+        codes.extend(z.iter().zip(z50).map(|(&v, &v50)| {
+            Wdl5::of(v, v50).map_or(TbValue::BROKEN, |r| TbValue::from_raw(r.code()))
+        }));
+        w[0].push(&codes, None)
+    })?;
+    let [w] = writers;
+    w.finish()
+}
+
+/// Rewrites the DTZ and DTZ50 files of `material` in `dir`, as the generator leaves them
+/// (`zeroing_files`), depth-coded (`file::ENCODING_DEPTH`), once the WDL file holds the results
+/// (`write_wdl`). With `one_side`, only the half whose DTZ section is smaller is kept, as
+/// Syzygy chooses (the other is answered by one ply, `values_by_one_ply`). Returns the half
+/// kept, None for both.
+pub fn finish_zeroing(
+    dir: &Path,
+    material: &Material,
+    one_side: bool,
+) -> Result<Option<Half>, TableError> {
+    let files = zeroing_files(dir, material)?;
+    let m = material.canonical().0;
+    let stored = EndgameIndex::new(&m).stored_halves();
+    let keep = (one_side && stored.len() == 2).then(|| {
+        stored
+            .iter()
+            .copied()
+            .min_by_key(|&h| (files[0].stored_bytes(h), h as u8))
+            .expect("two halves")
+    });
+    let halves: Vec<Half> = match keep {
+        Some(h) => vec![h],
+        None => stored.to_vec(),
+    };
+    // A scan first: the widths (the kept halves' largest values), and whether DTZ50 differs
+    // from DTZ anywhere (the flag `FLAG_EQUALS_DTZ` speaks of both sides).
+    let mut max_raw = [0u16; 2];
+    let mut differs = false;
+    for &h in stored {
+        let size = files[0].entries(h).expect("checked: both halves");
+        let (top, diff) = (0..size.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let [z, z50] =
+                    zeroing_values_of(&files, h, c * CHUNK..((c + 1) * CHUNK).min(size))?;
+                let top = |v: &[TbValue]| v.iter().map(|x| x.raw()).max().unwrap_or(0);
+                Some(([top(&z), top(&z50)], z != z50))
+            })
+            .try_reduce(
+                || ([0, 0], false),
+                |a, b| Some(([a.0[0].max(b.0[0]), a.0[1].max(b.0[1])], a.1 || b.1)),
+            )
+            .ok_or_else(|| TableError::Corrupt {
+                path: files[0].path().to_path_buf(),
+                what: format!("half {}: a block does not decompress", h.name()),
+            })?;
+        differs |= diff;
+        if halves.contains(&h) {
+            max_raw = [max_raw[0].max(top[0]), max_raw[1].max(top[1])];
+        }
+    }
+    let writer = |metric: Metric, max_raw: u16| {
+        TableWriter::create(
+            dir,
+            &FileSpec {
+                material: m,
+                metric,
+                halves: &halves,
+                max_raw,
+                compression: Compression::Zstd,
+                unmark_broken: true,
+                delta: metric == Metric::Dtz50,
+                depths: true,
+            },
+        )
+    };
+    let mut writers = [
+        writer(Metric::Dtz, max_raw[0])?,
+        writer(Metric::Dtz50, max_raw[1])?,
+    ];
+    write_from_zeroing(&files, &halves, &mut writers, |w, z, z50| {
+        w[0].push(z, None)?;
+        w[1].push(z50, Some(z))
+    })?;
+    let [dtz, mut dtz50] = writers;
+    if differs {
+        dtz50.mark_differs_from_dtz();
+    }
+    dtz50.finish()?;
+    dtz.finish()?;
+    Ok(keep)
+}
+
+impl EndgameTables {
     /// Rewrites the DTZ and DTZ50 files of these tables in `dir` with one side to move: the
     /// half whose DTZ compresses smaller, as Syzygy chooses (the other is answered by one ply,
     /// `values_by_one_ply`). The WDL file must be there: the other side's moves read it.
@@ -287,32 +538,6 @@ impl EndgameTables {
             super::file::keep_half(&dir.join(file_name(&self.material, metric)), keep)?;
         }
         Ok(Some(keep))
-    }
-
-    /// The results of entries `range` of `half` as WDL codes (broken: `TbValue::BROKEN`), from
-    /// DTM and DTZ50.
-    fn results(&self, half: Half, range: std::ops::Range<u64>) -> Option<Vec<TbValue>> {
-        let [dtm_file, dtz_file, dtz50_file] = &self.files;
-        let (mut dtm, mut dtz, mut dtz50) = (Vec::new(), Vec::new(), Vec::new());
-        dtm_file.read_range(half, range.clone(), &mut dtm)?;
-        dtz50_file.read_range(half, range.clone(), &mut dtz50)?;
-        if dtz50_file.header().is_dtz_delta() {
-            dtz_file.read_range(half, range, &mut dtz)?;
-            for (v, d) in dtz50.iter_mut().zip(&dtz) {
-                *v = match v.raw() {
-                    0 => *d,
-                    code => TbValue::from_raw(code - 1),
-                };
-            }
-        }
-        Some(
-            dtm.iter()
-                .zip(&dtz50)
-                .map(|(&m, &z)| {
-                    Wdl5::of(m, z).map_or(TbValue::BROKEN, |r| TbValue::from_raw(r.code()))
-                })
-                .collect(),
-        )
     }
 }
 

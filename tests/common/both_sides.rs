@@ -1,5 +1,6 @@
 //! Reading an endgame's values at every entry, the side to move that DTZ and DTZ50 leave out
-//! worked out by one ply, and rewriting the two files for both sides, as older files hold them.
+//! worked out by one ply, and rewriting the files with values for both sides, as older files
+//! hold them.
 
 #![allow(dead_code)]
 
@@ -43,14 +44,16 @@ pub fn write_metric(dir: &Path, m: &Material, metric: Metric, halves: &[(Half, V
         // The values were read from files whose broken entries hold their neighbours' values.
         unmark_broken: true,
         delta_of: None,
+        depths: false,
     };
     write_table(dir, &spec).expect("write");
 }
 
-/// Rewrites `m`'s DTZ and DTZ50 files in `dir` for both sides to move.
+/// Rewrites `m`'s three files in `dir` as older ones hold them: values (not depths alone, so
+/// that they are read without the WDL file), DTZ and DTZ50 for both sides to move.
 pub fn store_both_sides(dir: &Path, m: &Material) {
-    let dtz = read_metric(dir, m, Metric::Dtz);
-    let dtz50 = read_metric(dir, m, Metric::Dtz50);
-    write_metric(dir, m, Metric::Dtz, &dtz);
-    write_metric(dir, m, Metric::Dtz50, &dtz50);
+    let values = Metric::ALL.map(|metric| read_metric(dir, m, metric));
+    for (metric, v) in Metric::ALL.iter().zip(&values) {
+        write_metric(dir, m, *metric, v);
+    }
 }

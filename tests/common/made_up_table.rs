@@ -40,6 +40,7 @@ pub fn write(
         compression,
         unmark_broken: false,
         delta_of: None,
+        depths: false,
     };
     (write_table(dir, &spec).unwrap(), vals)
 }

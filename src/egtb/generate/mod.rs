@@ -57,7 +57,7 @@ use crate::egtb::file::{
 use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::staging::Staging;
-use crate::egtb::tables::EndgameTables;
+use crate::egtb::tables::{self, EndgameTables};
 pub use bitmaps::Counting;
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
@@ -438,10 +438,8 @@ fn finish(
     let out = staging.dir();
     let bar = &opts.progress;
     bar.set_message(format!("{m} wdl"));
-    EndgameTables::open(out, &m)?.write_wdl(out)?;
-    if m.men() <= crate::egtb::tables::ONE_SIDE_MAX_MEN {
-        EndgameTables::open(out, &m)?.keep_one_side(out)?;
-    }
+    tables::write_wdl(out, &m)?;
+    tables::finish_zeroing(out, &m, m.men() <= tables::ONE_SIDE_MAX_MEN)?;
     let seconds = start.elapsed().as_secs_f64();
     let peak_bytes = peak_memory_bytes();
     reset_peak_memory();
@@ -555,6 +553,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
                 compression: Compression::Zstd,
                 unmark_broken: true,
                 delta: metric == Metric::Dtz50,
+                // As `write_compact`: DTZ and DTZ50 are depth-coded once the WDL file is.
+                depths: metric == Metric::Dtm,
             },
         )
     };

@@ -565,10 +565,12 @@ fn minimax(
             k => &subs[k - 1],
         };
         if zeroes {
-            let dtm = t.value(Metric::Dtm, h, i).map_or(CODE_NONE, dtm_plies);
             let Some(r) = t.result(h, i) else {
                 return [CODE_NONE; 3];
             };
+            let dtm = t
+                .value_with(Metric::Dtm, h, i, Some(r))
+                .map_or(CODE_NONE, dtm_plies);
             return [
                 backed(dtm),
                 zeroing(wdl_of_result(r, false)),
