@@ -753,13 +753,16 @@ fn format_1_files_are_read_and_recompressed() {
         .collect();
     assert_eq!(results(&new), derived, "WDL file against DTM and DTZ50");
     drop(new);
-    // Current files without a WDL file (as an older version left them) only gain one.
-    fs::remove_file(dir.join(file_name(&kpk, Metric::Wdl))).unwrap();
+    // Depths alone without their WDL file are a damaged set: refused, with the reason.
+    let wdl_path = dir.join(file_name(&kpk, Metric::Wdl));
+    let wdl = fs::read(&wdl_path).unwrap();
+    fs::remove_file(&wdl_path).unwrap();
     let (code, out, err) = engine(&["gentb", "--recompress", "--dir", dir_arg]);
-    assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("positions checked"), "{out}");
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(err.contains("no WDL file"), "{out}{err}");
+    fs::write(&wdl_path, wdl).unwrap();
     let new = fortress::egtb::EndgameTables::open(&dir, &kpk).unwrap();
-    assert_eq!(results(&new), derived, "WDL file added alone");
+    assert_eq!(results(&new), derived);
     assert_eq!(probe(&new), before);
     for metric in Metric::ALL {
         let path = dir.join(file_name(&kpk, metric));
