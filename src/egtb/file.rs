@@ -36,6 +36,9 @@ pub const ENCODING_WDL5: u8 = 2;
 /// entry holds its depth n alone (win or loss in n), a draw the depth before it. Wins, draws
 /// and losses interleaved cost the coder nothing then (`from_depth` decodes).
 pub const ENCODING_DEPTH: u8 = 3;
+/// The value encoding of a WDL file of format 2 as `gentb` writes it: `Wdl5::code` packed three
+/// to a byte, base 5 (`Packing::Base5`).
+pub const ENCODING_WDL5_PACKED: u8 = 4;
 /// Index scheme: Nalimov's, as `egtb::index` implements it.
 pub const SCHEME_NALIMOV: u8 = 1;
 pub const COMPRESSION_NONE: u8 = 0;
@@ -103,7 +106,9 @@ impl Metric {
     /// Can this metric's files have value encoding `encoding` (in a file of `version`)?
     fn allows(self, encoding: u8, version: u32) -> bool {
         match self {
-            Metric::Wdl => encoding == ENCODING_WDL5,
+            Metric::Wdl => {
+                encoding == ENCODING_WDL5 || encoding == ENCODING_WDL5_PACKED && version > 1
+            }
             _ => encoding == ENCODING_WDL_DEPTH || encoding == ENCODING_DEPTH && version > 1,
         }
     }
@@ -484,17 +489,62 @@ fn block_codes(
     false
 }
 
-/// One block of codes, packed little-endian in `width` bytes each and padded with zeros.
-fn pack_block(codes: &[u16], width: usize) -> Vec<u8> {
-    let mut block = vec![0u8; BLOCK_SIZE];
-    for (i, &c) in codes.iter().enumerate() {
-        if width == 1 {
-            block[i] = c as u8;
-        } else {
-            block[2 * i..2 * i + 2].copy_from_slice(&c.to_le_bytes());
+/// How a block's bytes hold its values.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Packing {
+    /// One byte a value.
+    Byte,
+    /// Two bytes a value, little-endian.
+    Word,
+    /// Three values a byte in base 5, the first the lowest digit: a WDL file's codes 1 to 5
+    /// as digits 0 to 4. The coder then sees a third of the bytes, and each carries more.
+    Base5,
+}
+
+const POW5: [u8; 3] = [1, 5, 25];
+
+impl Packing {
+    fn of(encoding: u8, width: usize) -> Packing {
+        match (encoding, width) {
+            (ENCODING_WDL5_PACKED, _) => Packing::Base5,
+            (_, 1) => Packing::Byte,
+            _ => Packing::Word,
         }
     }
-    block
+
+    /// Values a block holds.
+    fn per_block(self) -> usize {
+        match self {
+            Packing::Byte => BLOCK_SIZE,
+            Packing::Word => BLOCK_SIZE / 2,
+            Packing::Base5 => BLOCK_SIZE * 3,
+        }
+    }
+
+    /// Value `i` of a block's bytes.
+    #[inline(always)]
+    fn read(self, bytes: &[u8], i: usize) -> TbValue {
+        TbValue(match self {
+            Packing::Byte => bytes[i] as u16,
+            Packing::Word => u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]),
+            Packing::Base5 => (bytes[i / 3] / POW5[i % 3] % 5) as u16 + 1,
+        })
+    }
+
+    /// One block of codes, padded with zeros.
+    fn pack(self, codes: &[u16]) -> Vec<u8> {
+        let mut block = vec![0u8; BLOCK_SIZE];
+        for (i, &c) in codes.iter().enumerate() {
+            match self {
+                Packing::Byte => block[i] = c as u8,
+                Packing::Word => block[2 * i..2 * i + 2].copy_from_slice(&c.to_le_bytes()),
+                // Codes 1 to 5 (a broken entry's 0 is never stored: WDL files leave them
+                // unmarked).
+                Packing::Base5 => block[i / 3] += (c.clamp(1, 5) as u8 - 1) * POW5[i % 3],
+            }
+        }
+        block
+    }
 }
 
 thread_local! {
@@ -657,7 +707,7 @@ pub struct TableWriter {
     unmark_broken: bool,
     delta: bool,
     depths: bool,
-    width: usize,
+    packing: Packing,
     /// The halves still to be written, in order.
     halves: Vec<Half>,
     /// Where the next half's section starts.
@@ -716,11 +766,12 @@ impl TableWriter {
         put_u32(&mut header, 12, HEADER_LEN as u32);
         put_str(&mut header, 16, 16, &canon.to_string());
         header[32] = spec.metric as u8;
-        header[33] = match spec.metric {
-            Metric::Wdl => ENCODING_WDL5,
+        let encoding = match spec.metric {
+            Metric::Wdl => ENCODING_WDL5_PACKED,
             _ if spec.depths => ENCODING_DEPTH,
             _ => ENCODING_WDL_DEPTH,
         };
+        header[33] = encoding;
         header[34] = width as u8;
         header[35] = spec.halves.iter().map(|h| 1u8 << *h as u8).sum();
         header[36] = spec.compression.code();
@@ -747,7 +798,7 @@ impl TableWriter {
             unmark_broken: spec.unmark_broken,
             delta: spec.delta,
             depths: spec.depths,
-            width,
+            packing: Packing::of(encoding, width),
             halves: spec.halves.to_vec(),
             offset: HEADER_LEN as u64,
             open: None,
@@ -762,7 +813,7 @@ impl TableWriter {
 
     /// Entries a block holds.
     pub fn per_block(&self) -> usize {
-        BLOCK_SIZE / self.width
+        self.packing.per_block()
     }
 
     fn io<T>(
@@ -874,7 +925,7 @@ impl TableWriter {
                 let dtz = dtz.map(|d| &d[k * per_block..k * per_block + chunk.len()]);
                 let any = block_codes(chunk, dtz, self.unmark_broken, self.depths, &mut codes);
                 Ok((
-                    store_block(pack_block(&codes, self.width), self.compression)?,
+                    store_block(self.packing.pack(&codes), self.compression)?,
                     any,
                 ))
             })
@@ -1086,16 +1137,6 @@ pub fn write_compact(
     )
 }
 
-/// The value of `width` bytes at `at`.
-#[inline(always)]
-fn read_value(bytes: &[u8], at: usize, width: usize) -> TbValue {
-    TbValue(if width == 1 {
-        bytes[at] as u16
-    } else {
-        u16::from_le_bytes([bytes[at], bytes[at + 1]])
-    })
-}
-
 /// An open, verified table file.
 pub struct TableFile {
     path: PathBuf,
@@ -1106,6 +1147,7 @@ pub struct TableFile {
     loaded: [Option<Vec<u8>>; 2],
     header: TableHeader,
     sections: [Option<Section>; 2],
+    packing: Packing,
 }
 
 impl TableFile {
@@ -1137,6 +1179,7 @@ impl TableFile {
             id: new_file_id(),
             map,
             loaded: [None, None],
+            packing: Packing::of(header.encoding, header.value_width as usize),
             header,
             sections,
         };
@@ -1188,13 +1231,14 @@ impl TableFile {
         if idx >= s.entries {
             return None;
         }
-        let w = self.header.value_width as usize;
+        let per_block = self.packing.per_block() as u64;
+        let (block, i) = ((idx / per_block) as usize, (idx % per_block) as usize);
         if self.header.compression == COMPRESSION_NONE {
-            let at = (s.offset + (s.blocks + 1) * 8) as usize + idx as usize * w;
-            return Some(read_value(&self.map, at, w));
+            let at = (s.offset + (s.blocks + 1) * 8) as usize + block * BLOCK_SIZE;
+            return Some(self.packing.read(&self.map[at..], i));
         }
         if let Some(d) = &self.loaded[half as usize] {
-            return Some(read_value(d, idx as usize * w, w));
+            return Some(self.packing.read(&d[block * BLOCK_SIZE..], i));
         }
         self.cached_value(&s, half, idx)
     }
@@ -1223,8 +1267,7 @@ impl TableFile {
         if range.end > s.entries {
             return None;
         }
-        let w = self.header.value_width as usize;
-        let per_block = (BLOCK_SIZE / w) as u64;
+        let per_block = self.packing.per_block() as u64;
         let mut buf = [0u8; BLOCK_SIZE];
         let mut idx = range.start;
         while idx < range.end {
@@ -1242,7 +1285,7 @@ impl TableFile {
             };
             let end = range.end.min((block + 1) * per_block);
             for i in idx..end {
-                out.push(read_value(bytes, (i % per_block) as usize * w, w));
+                out.push(self.packing.read(bytes, (i % per_block) as usize));
             }
             idx = end;
         }
@@ -1253,14 +1296,13 @@ impl TableFile {
     /// inlined paths above stay small).
     #[inline(never)]
     fn cached_value(&self, s: &Section, half: Half, idx: u64) -> Option<TbValue> {
-        let w = self.header.value_width as usize;
-        let per_block = (BLOCK_SIZE / w) as u64;
+        let per_block = self.packing.per_block() as u64;
         let block = idx / per_block;
-        let at = (idx % per_block) as usize * w;
+        let at = (idx % per_block) as usize;
         with_block(
             block_key(self.id, half as usize, block),
             |buf| self.unpack(s, block, buf),
-            |buf| read_value(buf, at, w),
+            |buf| self.packing.read(buf, at),
         )
     }
 
@@ -1427,7 +1469,7 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
     let mut sections = [None, None];
     let mut entries = [None, None];
     let mut next = HEADER_LEN as u64;
-    let per_block = block_size as u64 / width as u64;
+    let per_block = Packing::of(encoding, width as usize).per_block() as u64;
     for h in Half::BOTH {
         if halves & (1 << h as u8) == 0 {
             continue;
@@ -1503,5 +1545,24 @@ mod tests {
         assert!(TbValue::win(TbValue::MAX_WIN + 1).is_none());
         // 5-man DTM goes to 127: a win in 127 still fits one byte.
         assert!(TbValue::win(127).unwrap().raw() <= 255);
+    }
+
+    #[test]
+    fn packings_give_back_what_they_packed() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for (packing, top) in [
+            (Packing::Byte, 255),
+            (Packing::Word, u16::MAX),
+            (Packing::Base5, 5),
+        ] {
+            // A whole block and a last one cut short, as a half ends.
+            for n in [packing.per_block(), packing.per_block() - 2] {
+                let codes: Vec<u16> = (0..n).map(|_| rng.u16(1..=top)).collect();
+                let block = packing.pack(&codes);
+                assert_eq!(block.len(), BLOCK_SIZE);
+                let back: Vec<u16> = (0..n).map(|i| packing.read(&block, i).raw()).collect();
+                assert_eq!(back, codes, "{packing:?}");
+            }
+        }
     }
 }

@@ -270,8 +270,10 @@ impl Registry {
         let t = self.find(material_key(&m))?;
         let tb = tb_position(pos);
         let (half, idx) = t.entry(&tb)?;
-        let dtm = t.value(Metric::Dtm, half, idx)?;
-        let [dtz, dtz50] = self.zeroing_pair(t, half, idx, pos, &tb)?;
+        // Read once for all three values where they hold depths alone.
+        let result = t.result_for_depths(half, idx)?;
+        let dtm = t.value_with(Metric::Dtm, half, idx, result)?;
+        let [dtz, dtz50] = self.zeroing_pair(t, half, idx, result, pos, &tb)?;
         let p = TbProbe { dtm, dtz, dtz50 };
         (p.dtm != TbValue::BROKEN).then_some(p)
     }
@@ -303,7 +305,7 @@ impl Registry {
         let h = pos.halfmove_clock();
         if h > 0 {
             // As `TbProbe::wdl50`: the zeroing move must come before a claim.
-            let [_, dtz50] = self.zeroing_pair(t, half, idx, pos, &tb)?;
+            let [_, dtz50] = self.zeroing_pair(t, half, idx, Some(result), pos, &tb)?;
             let spoiled = match dtz50.outcome() {
                 Outcome::Win(d) | Outcome::Loss(d) => d > RULE50.saturating_sub(h),
                 _ => true,
@@ -325,20 +327,21 @@ impl Registry {
     }
 
     /// DTZ and DTZ50 of an entry of `t`, the position `pos` (`tb`): stored, or by one ply where
-    /// the files leave its side to move out (`one_ply`).
+    /// the files leave its side to move out (`one_ply`). `result` as `value_with`'s.
     #[inline]
     fn zeroing_pair(
         &self,
         t: &EndgameTables,
         half: Half,
         idx: u64,
+        result: Option<Wdl5>,
         pos: &Position,
         tb: &TbPosition,
     ) -> Option<[TbValue; 2]> {
         if t.zeroing_missing() == Some(half) {
             zeroing_values(pos, tb, t, self)
         } else {
-            t.zeroing_pair(half, idx)
+            t.zeroing_pair_with(half, idx, result)
         }
     }
 

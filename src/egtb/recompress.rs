@@ -1,14 +1,15 @@
 //! `engine gentb --recompress`: rewrites an endgame's three files in the current format (zstd
-//! blocks, broken entries unmarked, depths alone with the results in the WDL file, DTZ50 as
-//! differences from DTZ, and up to five men DTZ and DTZ50 for one side to move) and adds its
-//! WDL file, without generating anything. The
-//! endgame is put together in a staging directory, every legal entry of every metric and its
-//! result is read back and compared with the old files, and only then are the files moved over
+//! blocks, broken entries unmarked, depths alone with the results in the WDL file, whose values
+//! lie three to a byte, DTZ50 as differences from DTZ, and up to five men DTZ and DTZ50 for one
+//! side to move) and adds its WDL file, without generating anything. The endgame is put
+//! together in a staging directory, every legal entry of every metric and its result is read
+//! back and compared with the old files, and only then are the files moved over
 //! the old ones (`egtb::staging`): a kill at any point leaves the old files or the new ones,
 //! each endgame readable throughout.
 
 use super::file::{
-    file_name, write_compact, Metric, TableError, TbValue, COMPRESSION_ZSTD, FORMAT_VERSION,
+    file_name, write_compact, Metric, TableError, TbValue, COMPRESSION_ZSTD, ENCODING_WDL5_PACKED,
+    FORMAT_VERSION,
 };
 use super::index::{EndgameIndex, Half};
 use super::material::Material;
@@ -77,7 +78,10 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
     // not held in memory for a conversion.
     let six_kept = m.men() > ONE_SIDE_MAX_MEN && compact(&old, false);
     let has_wdl = old.file(Metric::Wdl).is_some();
-    let is_current = compact(&old, true);
+    let wdl_packed = old
+        .file(Metric::Wdl)
+        .is_some_and(|f| f.header().encoding == ENCODING_WDL5_PACKED);
+    let is_current = compact(&old, true) && wdl_packed;
     if (is_current && (old_one_side || !one_side)) || (six_kept && has_wdl) {
         return Ok(None);
     }

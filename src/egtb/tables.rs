@@ -191,9 +191,9 @@ impl EndgameTables {
     }
 
     /// The result where some file is depth-coded: None if out of range, Some(None) where no
-    /// result is needed.
+    /// result is needed (the `result` argument of `value_with` and `zeroing_pair_with`).
     #[inline]
-    fn result_for_depths(&self, half: Half, idx: u64) -> Option<Option<Wdl5>> {
+    pub fn result_for_depths(&self, half: Half, idx: u64) -> Option<Option<Wdl5>> {
         if !self.depth_coded {
             return Some(None);
         }
@@ -230,7 +230,7 @@ impl EndgameTables {
 
     /// `zeroing_pair` with the result read (as `value_with`).
     #[inline]
-    fn zeroing_pair_with(
+    pub fn zeroing_pair_with(
         &self,
         half: Half,
         idx: u64,
