@@ -1107,10 +1107,12 @@ impl Drop for TableWriter {
     }
 }
 
-/// Writes a table file as the generator stores it: zstd blocks, broken entries unmarked, and a
-/// DTZ50 file as its differences from the DTZ file of the same endgame, which must be in `dir`.
-/// DTM is depth-coded at once; DTZ and DTZ50 hold values until the WDL file is written from
-/// them (`tables::write_wdl`), then `tables::finish_zeroing` depth-codes them.
+/// Writes a table file as the generator stores it: broken entries unmarked, and a DTZ50 file as
+/// its differences from the DTZ file of the same endgame, which must be in `dir`. DTM is
+/// depth-coded in zstd blocks at once. DTZ and DTZ50 hold values, uncompressed, until the WDL
+/// file is written from them (`tables::write_wdl`) and `tables::finish_zeroing` depth-codes
+/// and compresses them: the two are read twice and never kept, so compressing them first
+/// would cost time for nothing.
 pub fn write_compact(
     dir: &Path,
     material: &Material,
@@ -1129,7 +1131,11 @@ pub fn write_compact(
             material: *material,
             metric,
             halves,
-            compression: Compression::Zstd,
+            compression: if metric == Metric::Dtm {
+                Compression::Zstd
+            } else {
+                Compression::None
+            },
             unmark_broken: true,
             delta_of: dtz.as_ref(),
             depths: metric == Metric::Dtm,

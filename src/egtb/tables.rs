@@ -4,8 +4,8 @@
 //! Tamplin, Haworth 2005, Sections 2-4), see `tables/README.md`.
 
 use super::file::{
-    file_name, from_depth, Compression, FileSpec, Metric, Outcome, TableError, TableFile,
-    TableHeader, TableWriter, TbValue, Wdl5, FLAG_EQUALS_DTZ,
+    file_name, from_depth, keep_half, Compression, FileSpec, Metric, Outcome, TableError,
+    TableFile, TableHeader, TableWriter, TbValue, Wdl5, FLAG_EQUALS_DTZ,
 };
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
@@ -431,9 +431,9 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<PathBuf, TableError>
 
 /// Rewrites the DTZ and DTZ50 files of `material` in `dir`, as the generator leaves them
 /// (`zeroing_files`), depth-coded (`file::ENCODING_DEPTH`), once the WDL file holds the results
-/// (`write_wdl`). With `one_side`, only the half whose DTZ section is smaller is kept, as
-/// Syzygy chooses (the other is answered by one ply, `values_by_one_ply`). Returns the half
-/// kept, None for both.
+/// (`write_wdl`). With `one_side`, only the half whose depth-coded DTZ section is smaller is
+/// kept, as Syzygy chooses (the other is answered by one ply, `values_by_one_ply`). Returns the
+/// half kept, None for both.
 pub fn finish_zeroing(
     dir: &Path,
     material: &Material,
@@ -442,20 +442,9 @@ pub fn finish_zeroing(
     let files = zeroing_files(dir, material)?;
     let m = material.canonical().0;
     let stored = EndgameIndex::new(&m).stored_halves();
-    let keep = (one_side && stored.len() == 2).then(|| {
-        stored
-            .iter()
-            .copied()
-            .min_by_key(|&h| (files[0].stored_bytes(h), h as u8))
-            .expect("two halves")
-    });
-    let halves: Vec<Half> = match keep {
-        Some(h) => vec![h],
-        None => stored.to_vec(),
-    };
-    // A scan first: the widths (the kept halves' largest values), and whether DTZ50 differs
-    // from DTZ anywhere (the flag `FLAG_EQUALS_DTZ` speaks of both sides).
-    let mut max_raw = [0u16; 2];
+    // A scan first: the widths (each half's largest values), and whether DTZ50 differs from
+    // DTZ anywhere (the flag `FLAG_EQUALS_DTZ` speaks of both sides).
+    let mut max_raw = [[0u16; 2]; 2];
     let mut differs = false;
     for &h in stored {
         let size = files[0].entries(h).expect("checked: both halves");
@@ -476,17 +465,20 @@ pub fn finish_zeroing(
                 what: format!("half {}: a block does not decompress", h.name()),
             })?;
         differs |= diff;
-        if halves.contains(&h) {
-            max_raw = [max_raw[0].max(top[0]), max_raw[1].max(top[1])];
-        }
+        max_raw[h as usize] = top;
     }
-    let writer = |metric: Metric, max_raw: u16| {
+    let writer = |metric: Metric, halves: &[Half]| {
+        let max_raw = halves
+            .iter()
+            .map(|&h| max_raw[h as usize][(metric == Metric::Dtz50) as usize])
+            .max()
+            .unwrap_or(0);
         TableWriter::create(
             dir,
             &FileSpec {
                 material: m,
                 metric,
-                halves: &halves,
+                halves,
                 max_raw,
                 compression: Compression::Zstd,
                 unmark_broken: true,
@@ -495,20 +487,37 @@ pub fn finish_zeroing(
             },
         )
     };
-    let mut writers = [
-        writer(Metric::Dtz, max_raw[0])?,
-        writer(Metric::Dtz50, max_raw[1])?,
-    ];
-    write_from_zeroing(&files, &halves, &mut writers, |w, z, z50| {
-        w[0].push(z, None)?;
-        w[1].push(z50, Some(z))
+    // DTZ of both sides first: the half kept is the one that compresses smaller as stored.
+    let mut dtz = [writer(Metric::Dtz, stored)?];
+    write_from_zeroing(&files, stored, &mut dtz, |w, z, _| w[0].push(z, None))?;
+    let [dtz] = dtz;
+    let dtz_path = dtz.finish()?;
+    let keep = if one_side && stored.len() == 2 {
+        let written = TableFile::open(&dtz_path)?;
+        let keep = stored
+            .iter()
+            .copied()
+            .min_by_key(|&h| (written.stored_bytes(h), h as u8))
+            .expect("two halves");
+        drop(written);
+        keep_half(&dtz_path, keep)?;
+        Some(keep)
+    } else {
+        None
+    };
+    let halves: Vec<Half> = match keep {
+        Some(h) => vec![h],
+        None => stored.to_vec(),
+    };
+    let mut dtz50 = [writer(Metric::Dtz50, &halves)?];
+    write_from_zeroing(&files, &halves, &mut dtz50, |w, z, z50| {
+        w[0].push(z50, Some(z))
     })?;
-    let [dtz, mut dtz50] = writers;
+    let [mut dtz50] = dtz50;
     if differs {
         dtz50.mark_differs_from_dtz();
     }
     dtz50.finish()?;
-    dtz.finish()?;
     Ok(keep)
 }
 
@@ -535,7 +544,7 @@ impl EndgameTables {
             .min_by_key(|&h| (dtz.stored_bytes(h), h as u8))
             .expect("two halves");
         for metric in [Metric::Dtz50, Metric::Dtz] {
-            super::file::keep_half(&dir.join(file_name(&self.material, metric)), keep)?;
+            keep_half(&dir.join(file_name(&self.material, metric)), keep)?;
         }
         Ok(Some(keep))
     }

@@ -680,7 +680,7 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
         values_solver_bytes(&layout)
     };
     crate::memory::check(memory).map_err(|e| refuse(format!("memory: {e}")))?;
-    let disk = disk_bytes(&index);
+    let disk = disk_bytes(&index, uses_bitmaps(&m, opts));
     let free = fs4::available_space(dir).map_err(|e| GenError::Io(dir.to_path_buf(), e))?;
     if disk > free {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
@@ -696,10 +696,12 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
 
 /// Disk a build of `index` needs at most at once: the depth logs of a bitmap build (under 1
 /// byte an entry for the three: KBBKNN's took 0.27) and the three files written as the values
-/// are put together (KRBKNN's, with two bytes a value in DTM and DTZ: 1.4 bytes an entry).
-fn disk_bytes(index: &EndgameIndex) -> u64 {
+/// are put together (KRBKNN's, with two bytes a value in DTM and DTZ: 1.4 bytes an entry). The
+/// values solver leaves DTZ and DTZ50 uncompressed until the WDL file is written (`write_compact`):
+/// up to two bytes a value each, beside the compressed files.
+fn disk_bytes(index: &EndgameIndex, bitmaps: bool) -> u64 {
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
-    entries * 3
+    entries * if bitmaps { 3 } else { 5 }
 }
 
 /// Block cache per thread when a table is verified without being held decompressed.
