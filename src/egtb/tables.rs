@@ -493,13 +493,7 @@ pub fn finish_zeroing(
     let [dtz] = dtz;
     let dtz_path = dtz.finish()?;
     let keep = if one_side && stored.len() == 2 {
-        let written = TableFile::open(&dtz_path)?;
-        let keep = stored
-            .iter()
-            .copied()
-            .min_by_key(|&h| (written.stored_bytes(h), h as u8))
-            .expect("two halves");
-        drop(written);
+        let keep = smaller_half(&TableFile::open(&dtz_path)?, stored);
         keep_half(&dtz_path, keep)?;
         Some(keep)
     } else {
@@ -521,6 +515,16 @@ pub fn finish_zeroing(
     Ok(keep)
 }
 
+/// The half of a two-sided DTZ file whose section is the smaller as stored (wtm on a tie): the
+/// side a file of one side to move keeps.
+fn smaller_half(dtz: &TableFile, halves: &[Half]) -> Half {
+    halves
+        .iter()
+        .copied()
+        .min_by_key(|&h| (dtz.stored_bytes(h), h as u8))
+        .expect("two halves")
+}
+
 impl EndgameTables {
     /// Rewrites the DTZ and DTZ50 files of these tables in `dir` with one side to move: the
     /// half whose DTZ compresses smaller, as Syzygy chooses (the other is answered by one ply,
@@ -538,11 +542,7 @@ impl EndgameTables {
                 self.material
             )));
         }
-        let keep = halves
-            .iter()
-            .copied()
-            .min_by_key(|&h| (dtz.stored_bytes(h), h as u8))
-            .expect("two halves");
+        let keep = smaller_half(dtz, halves);
         for metric in [Metric::Dtz50, Metric::Dtz] {
             keep_half(&dir.join(file_name(&self.material, metric)), keep)?;
         }
