@@ -156,6 +156,8 @@ unsafe impl Zeroable for u32 {}
 unsafe impl Zeroable for std::sync::atomic::AtomicU64 {}
 // SAFETY: as above.
 unsafe impl Zeroable for std::sync::atomic::AtomicU8 {}
+// SAFETY: as above.
+unsafe impl Zeroable for std::sync::atomic::AtomicU16 {}
 
 /// A zeroed array for tables of gigabytes read at random (the generator's bitmaps, the
 /// verifier's packed values). It is an anonymous mapping that asks the kernel for 2 MiB pages

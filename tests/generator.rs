@@ -12,6 +12,7 @@ use fortress::egtb::generate::{
 };
 use fortress::egtb::{EndgameIndex, EndgameTables, Half, Material};
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 use std::time::Instant;
 
 #[path = "common/both_sides.rs"]
@@ -59,19 +60,25 @@ fn value_hashes(name: &str) -> Option<[u64; 3]> {
 fn hashes_of(dir: &std::path::Path, t: &EndgameTables) -> [u64; 3] {
     let index = t.index();
     let subs = open_subs(std::iter::once(dir), &t.material()).expect("sub-endgames open");
-    let mut pos = Position::startpos();
-    Metric::ALL.map(|m| {
-        let mut h = xxhash_rust::xxh3::Xxh3::new();
-        for &half in index.stored_halves() {
-            for i in (0..index.size(half)).filter(|&i| index.decode(half, i).is_some()) {
-                let v = t
-                    .values_by_one_ply(half, i, &subs[..], &mut pos)
-                    .expect("in range")[m as usize - 1];
+    // One read of each entry's three values (a side left out costs a ply of moves), in
+    // parallel, hashed in index order.
+    let mut h = Metric::ALL.map(|_| xxhash_rust::xxh3::Xxh3::new());
+    for &half in index.stored_halves() {
+        let values: Vec<[TbValue; 3]> = (0..index.size(half))
+            .into_par_iter()
+            .filter(|&i| index.decode(half, i).is_some())
+            .map_init(Position::startpos, |pos, i| {
+                t.values_by_one_ply(half, i, &subs[..], pos)
+                    .expect("in range")
+            })
+            .collect();
+        for v in values {
+            for (h, v) in h.iter_mut().zip(v) {
                 h.update(&v.raw().to_le_bytes());
             }
         }
-        h.digest()
-    })
+    }
+    h.map(|h| h.digest())
 }
 
 /// DTM in plies: wins are odd, losses even.
@@ -581,4 +588,78 @@ fn verifier_sees_one_wrong_entry() {
         let r = verify_endgame(&opts, &krk).unwrap();
         assert_eq!(r.disagreements, 0, "{}: {:?}", metric.name(), r.examples);
     }
+}
+
+/// DTM for one side to move, as five-man tables store it, tried on three-man tables (whose own
+/// files keep both sides): KQK and KRK cut to the side their DTZ keeps still give their
+/// recorded values at every entry (the other side by one ply), the verifier agrees with them
+/// and sees a wrong DTM of the side kept, and KPK, whose promotions reach them, builds over
+/// them to its recorded values.
+#[test]
+fn dtm_of_one_side_to_move_reads_verifies_and_builds() {
+    use fortress::egtb::file::{file_name, keep_half};
+    use fortress::egtb::generate::verify_endgame;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let opts = options(dir.path(), false);
+    let promoted: Vec<Material> = ["KQK", "KRK", "KBK", "KNK"]
+        .iter()
+        .map(|n| Material::parse(n).unwrap())
+        .collect();
+    let quick = GenOptions {
+        verify: false,
+        ..GenOptions::new(dir.path())
+    };
+    gentb(&promoted, &quick, &mut |_| {}).expect("generation");
+    let mut reached = false;
+    for m in &promoted[..2] {
+        let t = EndgameTables::open(dir.path(), m).unwrap();
+        let missing = t.zeroing_missing().expect("DTZ of one side");
+        assert_eq!(t.dtm_missing(), None, "{m}: three men keep DTM's two sides");
+        let kept = Half::BOTH.into_iter().find(|&h| h != missing).unwrap();
+        drop(t);
+        keep_half(&dir.path().join(file_name(m, Metric::Dtm)), kept).unwrap();
+        let t = EndgameTables::open(dir.path(), m).unwrap();
+        assert_eq!(t.dtm_missing(), Some(missing), "{m}");
+        assert!(t.value(Metric::Dtm, missing, 0).is_none());
+        // White's promotions in KPK reach positions with Black to move.
+        reached |= missing == Half::Btm;
+        let name = m.to_string();
+        assert_eq!(
+            Some(hashes_of(dir.path(), &t)),
+            value_hashes(&name),
+            "{name}: values by one ply against the recorded ones"
+        );
+        assert_eq!(verify_endgame(&opts, m).unwrap().disagreements, 0, "{name}");
+    }
+    assert!(reached, "KPK's promotions reach no side left out");
+    // A wrong DTM of the side kept is seen, through the side worked out from it.
+    let kqk = promoted[0];
+    let missing = EndgameTables::open(dir.path(), &kqk)
+        .unwrap()
+        .dtm_missing()
+        .unwrap();
+    let (kept, values) = read_metric(dir.path(), &kqk, Metric::Dtm)
+        .into_iter()
+        .find(|(h, _)| *h != missing)
+        .unwrap();
+    let mut wrong = values.clone();
+    let i = (0..wrong.len())
+        .find(|&i| {
+            EndgameIndex::new(&kqk).decode(kept, i as u64).is_some()
+                && matches!(wrong[i].outcome(), Outcome::Win(n) | Outcome::Loss(n) if n > 2)
+        })
+        .expect("KQK has wins and losses");
+    wrong[i] = TbValue::from_raw(wrong[i].raw() + 2);
+    write_metric(dir.path(), &kqk, Metric::Dtm, &[(kept, wrong)]);
+    assert!(verify_endgame(&opts, &kqk).unwrap().disagreements >= 1);
+    write_metric(dir.path(), &kqk, Metric::Dtm, &[(kept, values)]);
+    assert_eq!(verify_endgame(&opts, &kqk).unwrap().disagreements, 0);
+    // A build whose promotions reach the sides left out.
+    let kpk = Material::parse("KPK").unwrap();
+    let built = gentb(&[kpk], &opts, &mut |_| {}).expect("generation");
+    let s = built.iter().find(|s| s.material == kpk).unwrap();
+    assert!(s.built);
+    assert_eq!(s.verify.as_ref().unwrap().disagreements, 0);
+    let t = EndgameTables::open(dir.path(), &kpk).unwrap();
+    assert_eq!(Some(hashes_of(dir.path(), &t)), value_hashes("KPK"));
 }

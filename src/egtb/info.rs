@@ -6,7 +6,7 @@
 use super::file::{file_name, Metric, Outcome, TableError, TableFile, TableHeader, TbValue};
 use super::index::{EndgameIndex, Half};
 use super::material::{Material, MaterialError};
-use super::tables::EndgameTables;
+use super::tables::{EndgameTables, DTM_ONE_SIDE_MEN};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -81,10 +81,11 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
                 continue;
             }
         };
-        // The file must cover exactly the halves and ranges of the index, but DTZ and DTZ50 may
-        // leave one side to move out (answered by one ply: `one_ply`).
+        // The file must cover exactly the halves and ranges of the index, but DTZ and DTZ50
+        // (and DTM of five men) may leave one side to move out (answered by one ply: `one_ply`).
         let stored = index.stored_halves();
-        let one_side = matches!(metric, Metric::Dtz | Metric::Dtz50)
+        let one_side = (matches!(metric, Metric::Dtz | Metric::Dtz50)
+            || metric == Metric::Dtm && material.men() == DTM_ONE_SIDE_MEN)
             && stored.len() == 2
             && stored
                 .iter()

@@ -1,33 +1,54 @@
-//! The DTZ and DTZ50 of the side to move whose half an endgame's files do not store, by one
-//! ply, as Syzygy's tables answer the side their DTZ file leaves out: the minimax of its moves,
-//! the stored half's values for the moves that stay in the endgame and the results (the WDL
-//! files, two-sided) of the positions zeroing moves reach. Those moves stop the count, so the
-//! results are all they need; the values are exactly those a two-sided file would hold
-//! (`plies`: the generator's and the verifier's own arithmetic).
+//! What an endgame's files leave out for one side to move, by one ply, as Syzygy's tables
+//! answer the side their DTZ file leaves out: DTZ and DTZ50 from the stored half's values for
+//! the moves that stay in the endgame and the results (the WDL files, two-sided) of the
+//! positions zeroing moves reach, which stop the count; DTM from the DTM of every position the
+//! moves reach, worked out again by one ply where that is left out too. The values are exactly
+//! those a two-sided file would hold (`plies`: the generator's and the verifier's own
+//! arithmetic).
 
-use super::file::{TbValue, Wdl5};
-use super::index::TbPosition;
+use super::file::{Outcome, TbValue, Wdl5};
+use super::index::{Half, TbPosition};
+use super::material::Material;
 use super::plies::{
     backed, capped_at_rule50, loss, preference, wdl_of_result, zeroing, CODE_DRAW, CODE_NONE,
 };
 use super::tables::EndgameTables;
 use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Position, Square};
+use std::cell::RefCell;
 
-/// The results of the positions that zeroing moves reach in other endgames.
-pub trait Results {
-    /// The result of `succ` (three men or more, another endgame than the one probed), None
-    /// where its table is not at hand.
-    fn result_of(&self, succ: &TbPosition) -> Option<Wdl5>;
+/// The tables of the endgames that moves reach.
+pub trait Endgames {
+    /// The tables of `m` (canonical colouring), None where they are not at hand.
+    fn endgame(&self, m: &Material) -> Option<&EndgameTables>;
 }
 
-/// Sub-endgames' tables, in any order.
-impl Results for [EndgameTables] {
-    fn result_of(&self, succ: &TbPosition) -> Option<Wdl5> {
-        let m = succ.material().canonical().0;
-        let t = self.iter().find(|t| t.material() == m)?;
-        let (h, i) = t.entry(succ)?;
-        t.result(h, i)
+/// Tables in any order.
+impl Endgames for [EndgameTables] {
+    fn endgame(&self, m: &Material) -> Option<&EndgameTables> {
+        self.iter().find(|t| t.material() == *m)
     }
+}
+
+/// The table and entry of `succ`, a position of `own` or of an endgame of `all`; Some(None)
+/// for bare kings, None where the table is not at hand.
+#[inline]
+fn locate<'a>(
+    succ: &TbPosition,
+    own: &'a EndgameTables,
+    all: &'a (impl Endgames + ?Sized),
+) -> Option<Option<(&'a EndgameTables, Half, u64)>> {
+    let m = succ.material();
+    if m.men() == 2 {
+        return Some(None);
+    }
+    let m = m.canonical().0;
+    let t = if m == own.material() {
+        own
+    } else {
+        all.endgame(&m)?
+    };
+    let (h, i) = t.entry(succ)?;
+    Some(Some((t, h, i)))
 }
 
 /// DTZ and DTZ50 of `pos`, a position of `own` (its men those of `tb`), from its moves: `own`'s
@@ -37,25 +58,20 @@ pub fn zeroing_values(
     pos: &Position,
     tb: &TbPosition,
     own: &EndgameTables,
-    others: &(impl Results + ?Sized),
+    others: &(impl Endgames + ?Sized),
 ) -> Option<[TbValue; 2]> {
     let moves = legal_moves(pos);
     if moves.is_empty() {
         let v = if pos.in_check() { loss(0) } else { CODE_DRAW };
         return Some([TbValue::from_raw(v); 2]);
     }
-    let own_material = own.material();
     let mut best = [CODE_NONE; 2];
     for m in moves.iter() {
         let (succ, zeroes) = successor(pos, tb, m);
         let options = if zeroes {
-            let r = if succ.material().men() == 2 {
-                Wdl5::Draw
-            } else if succ.material().canonical().0 == own_material {
-                let (h, i) = own.entry(&succ)?;
-                own.result(h, i)?
-            } else {
-                others.result_of(&succ)?
+            let r = match locate(&succ, own, others)? {
+                None => Wdl5::Draw,
+                Some((t, h, i)) => t.result(h, i)?,
             };
             [false, true].map(|rule| zeroing(wdl_of_result(r, rule)))
         } else {
@@ -70,6 +86,82 @@ pub fn zeroing_values(
     }
     best[1] = capped_at_rule50(best[1]);
     Some(best.map(TbValue::from_raw))
+}
+
+/// DTM of `tb`, a position of `own` whose result is `result`, from its moves: the DTM of
+/// every position they reach (stored, or by one ply again where its file leaves it out, as
+/// `EndgameTables::dtm`), `all` holding the endgames that captures and promotions reach. A win
+/// in n moves has a move to a loss in n - 1 and none to a shorter one; a loss in n has every
+/// move to a win, the longest in n. None if a value needed is not at hand, or the values
+/// disagree with the result.
+pub fn dtm_value(
+    tb: &TbPosition,
+    result: Wdl5,
+    own: &EndgameTables,
+    all: &(impl Endgames + ?Sized),
+) -> Option<TbValue> {
+    let won = match result.without_rule() {
+        Wdl5::Win => true,
+        Wdl5::Loss => false,
+        _ => return Some(TbValue::DRAW),
+    };
+    with_scratch(|pos| {
+        set_position(pos, tb);
+        let moves = legal_moves(pos);
+        if moves.is_empty() {
+            return (!won && pos.in_check()).then(|| TbValue::loss(0)).flatten();
+        }
+        // The shortest loss a move reaches (a win), or the longest win (a loss).
+        let mut best: Option<u16> = None;
+        for m in moves.iter() {
+            let (succ, _) = successor(pos, tb, m);
+            let Some((t, h, i)) = locate(&succ, own, all)? else {
+                if won {
+                    continue; // bare kings: a draw
+                }
+                return None;
+            };
+            let result = t.result(h, i)?;
+            match (won, result.without_rule()) {
+                (true, Wdl5::Loss) => {
+                    let Outcome::Loss(k) = t.dtm_with(h, i, Some(result), all)?.outcome() else {
+                        return None;
+                    };
+                    best = Some(best.map_or(k, |b| b.min(k)));
+                }
+                (true, _) => {}
+                (false, Wdl5::Win) => {
+                    let Outcome::Win(k) = t.dtm_with(h, i, Some(result), all)?.outcome() else {
+                        return None;
+                    };
+                    best = Some(best.map_or(k, |b| b.max(k)));
+                }
+                (false, _) => return None,
+            }
+        }
+        let k = best?;
+        if won {
+            TbValue::win(k + 1)
+        } else {
+            TbValue::loss(k)
+        }
+    })
+}
+
+thread_local! {
+    /// Positions to set up and generate moves in, one per level of `dtm_value`'s recursion,
+    /// made once per thread and kept (a position holds its history's allocation).
+    static SCRATCH: RefCell<Vec<Position>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with a position of this thread's scratch, taken for the call's duration.
+fn with_scratch<R>(f: impl FnOnce(&mut Position) -> R) -> R {
+    let mut pos = SCRATCH
+        .with(|s| s.borrow_mut().pop())
+        .unwrap_or_else(Position::startpos);
+    let r = f(&mut pos);
+    SCRATCH.with(|s| s.borrow_mut().push(pos));
+    r
 }
 
 /// Sets `pos` to the position `tb` (no castling, fresh counters).

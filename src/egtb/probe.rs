@@ -20,7 +20,7 @@
 use super::file::{file_name, Metric, Outcome, TbValue, Wdl5};
 use super::index::{Half, TbPosition};
 use super::material::Material;
-use super::one_ply::{zeroing_values, Results};
+use super::one_ply::{zeroing_values, Endgames};
 use super::tables::EndgameTables;
 use crate::chess::{Color, PieceType, Position};
 use std::path::{Path, PathBuf};
@@ -102,8 +102,8 @@ impl TbProbe {
     /// for a win or loss without a DTM, which a sound table never holds.
     pub fn verdict(&self, halfmove: u16) -> Option<TableVerdict> {
         Some(match (self.wdl50(halfmove), self.wdl()) {
-            (Wdl::Win, _) => TableVerdict::Win(self.dtm_plies()?),
-            (Wdl::Loss, _) => TableVerdict::Loss(self.dtm_plies()?),
+            (Wdl::Win, _) => TableVerdict::Win(Some(self.dtm_plies()?)),
+            (Wdl::Loss, _) => TableVerdict::Loss(Some(self.dtm_plies()?)),
             (Wdl::Draw, Wdl::Win) => TableVerdict::CursedWin,
             (Wdl::Draw, Wdl::Loss) => TableVerdict::BlessedLoss,
             (Wdl::Draw, Wdl::Draw) => TableVerdict::Draw,
@@ -121,12 +121,13 @@ fn dtm_plies(dtm: TbValue) -> Option<u16> {
 }
 
 /// A table position as the search scores it, for its side to move with the node's own counter:
-/// a win or loss that the 50-move rule lets through, with its DTM in plies, or a draw, told
-/// apart from the wins and losses the rule spoils from that counter.
+/// a win or loss that the 50-move rule lets through, with its DTM in plies (None where the DTM
+/// file leaves the side to move out), or a draw, told apart from the wins and losses the rule
+/// spoils from that counter.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum TableVerdict {
-    Win(u16),
-    Loss(u16),
+    Win(Option<u16>),
+    Loss(Option<u16>),
     CursedWin,
     BlessedLoss,
     Draw,
@@ -272,7 +273,11 @@ impl Registry {
         let (half, idx) = t.entry(&tb)?;
         // Read once for all three values where they hold depths alone.
         let result = t.result_for_depths(half, idx)?;
-        let dtm = t.value_with(Metric::Dtm, half, idx, result)?;
+        let dtm = if t.dtm_missing() == Some(half) {
+            t.dtm(half, idx, self)?
+        } else {
+            t.value_with(Metric::Dtm, half, idx, result)?
+        };
         let [dtz, dtz50] = self.zeroing_pair(t, half, idx, result, pos, &tb)?;
         let p = TbProbe { dtm, dtz, dtz50 };
         (p.dtm != TbValue::BROKEN).then_some(p)
@@ -318,7 +323,18 @@ impl Registry {
                 });
             }
         }
-        let plies = dtm_plies(t.value_with(Metric::Dtm, half, idx, Some(result))?)?;
+        // A side whose DTM is left out is a win or loss without its distance here: a ply of
+        // moves at every such node would cost the search more than the mate's length gives.
+        let plies = if t.dtm_missing() == Some(half) {
+            None
+        } else {
+            Some(dtm_plies(t.value_with(
+                Metric::Dtm,
+                half,
+                idx,
+                Some(result),
+            )?)?)
+        };
         Some(if won {
             TableVerdict::Win(plies)
         } else {
@@ -351,12 +367,10 @@ impl Registry {
     }
 }
 
-/// The results of the positions that zeroing moves reach, for `one_ply`.
-impl Results for Registry {
-    fn result_of(&self, succ: &TbPosition) -> Option<Wdl5> {
-        let t = self.find(material_key(&succ.material()))?;
-        let (h, i) = t.entry(succ)?;
-        t.result(h, i)
+/// The endgames that moves reach, for `one_ply`.
+impl Endgames for Registry {
+    fn endgame(&self, m: &Material) -> Option<&EndgameTables> {
+        self.find(material_key(m))
     }
 }
 

@@ -1,7 +1,7 @@
 //! `engine gentb --recompress`: rewrites an endgame's three files in the current format (zstd
 //! blocks, broken entries unmarked, depths alone with the results in the WDL file, whose values
-//! lie three to a byte, DTZ50 as differences from DTZ, and up to five men DTZ and DTZ50 for one
-//! side to move) and adds its WDL file, without generating anything. The endgame is put
+//! lie three to a byte, DTZ50 as differences from DTZ, up to five men DTZ and DTZ50 for one
+//! side to move, and in five-man endgames DTM too) and adds its WDL file, without generating anything. The endgame is put
 //! together in a staging directory, every legal entry of every metric and its result is read
 //! back and compared with the old files, and only then are the files moved over
 //! the old ones (`egtb::staging`): a kill at any point leaves the old files or the new ones,
@@ -14,7 +14,7 @@ use super::file::{
 use super::index::{EndgameIndex, Half};
 use super::material::Material;
 use super::staging::Staging;
-use super::tables::{finish_zeroing, write_wdl, EndgameTables, ONE_SIDE_MAX_MEN};
+use super::tables::{finish_zeroing, write_wdl, EndgameTables, DTM_ONE_SIDE_MEN, ONE_SIDE_MAX_MEN};
 use crate::chess::Position;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -63,15 +63,16 @@ fn bytes_of(dir: &Path, m: &Material) -> u64 {
 
 /// Converts the tables of `material` in `dir` (all three files must be present and valid);
 /// None if there is nothing to do: the files are current (six-man tables: format 2), with
-/// their WDL file, and DTZ and DTZ50 store one side to move wherever they may
-/// (`ONE_SIDE_MAX_MEN`, and the sub-endgames present in `dir`, which the check of the side
-/// left out reads).
+/// their WDL file, and DTZ and DTZ50 (and DTM, `DTM_ONE_SIDE_MEN`) store one side to move
+/// wherever they may (`ONE_SIDE_MAX_MEN`, and the sub-endgames present in `dir`, which the
+/// check of the side left out reads).
 pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, RecompressError> {
     let m = material.canonical().0;
     let old = EndgameTables::open(dir, &m)?;
     let subs = sub_endgames(dir, &m);
     // Tables of one side need their sub-endgames to be read whole, and to be kept so.
     let old_one_side = old.zeroing_missing().is_some();
+    let old_done = old_one_side && (old.dtm_missing().is_some() || m.men() != DTM_ONE_SIDE_MEN);
     let one_side =
         m.men() <= ONE_SIDE_MAX_MEN && old.index().stored_halves().len() == 2 && subs.is_some();
     // Six-man tables of format 2 are kept as they are, given their WDL file: their values are
@@ -82,7 +83,7 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
         .file(Metric::Wdl)
         .is_some_and(|f| f.header().encoding == ENCODING_WDL5_PACKED);
     let is_current = compact(&old, true) && wdl_packed;
-    if (is_current && (old_one_side || !one_side)) || (six_kept && has_wdl) {
+    if (is_current && (old_done || !one_side)) || (six_kept && has_wdl) {
         return Ok(None);
     }
     let Some(subs) = subs.or_else(|| (!old_one_side).then(Vec::new)) else {
@@ -169,11 +170,7 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
 
 /// The tables of the sub-endgames of `m` in `dir`, None unless all are there.
 fn sub_endgames(dir: &Path, m: &Material) -> Option<Vec<EndgameTables>> {
-    m.sub_endgames()
-        .iter()
-        .filter(|s| s.men() > 2)
-        .map(|s| EndgameTables::open(dir, s).ok())
-        .collect()
+    super::tables::open_subs(std::iter::once(dir), m).ok()
 }
 
 /// Legal entries of `index` and how many of them `differs` (given a scratch position).

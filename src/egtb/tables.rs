@@ -9,15 +9,22 @@ use super::file::{
 };
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
-use super::one_ply::{set_position, zeroing_values, Results};
+use super::one_ply::{dtm_value, set_position, zeroing_values, Endgames};
 use crate::chess::Position;
+use crate::memory::HugeArray;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 /// The most men of an endgame whose DTZ and DTZ50 are stored for one side to move
 /// (`EndgameTables::keep_one_side`). Six-man tables keep both: their verification in rounds
 /// and the paper's figures (`dtz_stats`) read both sides from the files.
 pub const ONE_SIDE_MAX_MEN: u8 = 5;
+
+/// The men of endgames whose DTM too is stored for one side to move (the half DTZ keeps),
+/// where it is 70% of the bytes. Tables of fewer men keep both sides: they are small, and the
+/// search reads their mates at every node without a ply of moves.
+pub const DTM_ONE_SIDE_MEN: u8 = 5;
 
 /// The three files of one endgame and its index.
 pub struct EndgameTables {
@@ -29,6 +36,11 @@ pub struct EndgameTables {
     wdl: Option<TableFile>,
     /// The half of the index that DTZ and DTZ50 leave out, if they store one side only.
     zeroing_missing: Option<Half>,
+    /// The half that DTM leaves out (then also DTZ's), if it stores one side only.
+    dtm_missing: Option<Half>,
+    /// DTM of that half as worked out by one ply, kept where `remember_dtm` asked for it: the
+    /// raw value plus one, 0 where not yet worked out.
+    dtm_memo: Option<HugeArray<AtomicU16>>,
     /// Some file holds depths alone (`file::ENCODING_DEPTH`): its values need the result.
     depth_coded: bool,
 }
@@ -60,6 +72,17 @@ impl EndgameTables {
                 what: "DTZ and DTZ50 store different halves, or one side without a WDL file".into(),
             });
         }
+        let dtm_missing = index
+            .stored_halves()
+            .iter()
+            .copied()
+            .find(|&h| files[0].entries(h).is_none());
+        if dtm_missing.is_some() && dtm_missing != zeroing_missing {
+            return Err(TableError::Corrupt {
+                path: files[0].path().to_path_buf(),
+                what: "DTM stores one side, and DTZ not the same one".into(),
+            });
+        }
         let depth_coded = files.iter().any(|f| f.header().is_depth_coded());
         if let Some(f) = files.iter().find(|f| f.header().is_depth_coded()) {
             if wdl.is_none() {
@@ -75,8 +98,73 @@ impl EndgameTables {
             files,
             wdl,
             zeroing_missing,
+            dtm_missing,
+            dtm_memo: None,
             depth_coded,
         })
+    }
+
+    /// Keeps the DTM values `dtm` works out by one ply, for a reader that asks for many of
+    /// them (the generator's and the verifier's sub-endgames): 2 bytes an entry of the half
+    /// left out, taken from the system only where written.
+    pub fn remember_dtm(&mut self) -> Result<(), crate::memory::OutOfMemory> {
+        if let Some(h) = self.dtm_missing {
+            self.dtm_memo = Some(HugeArray::zeroed(self.index.size(h) as usize)?);
+        }
+        Ok(())
+    }
+
+    /// The half of the index that DTM leaves out, if it stores one side only.
+    #[inline]
+    pub fn dtm_missing(&self) -> Option<Half> {
+        self.dtm_missing
+    }
+
+    /// DTM at an entry, from its file or, for a side the file leaves out, by one ply
+    /// (`one_ply::dtm_value`), `all` holding the endgames that the moves reach (and theirs,
+    /// where their DTM is left out too). None if out of range or a table needed is not at
+    /// hand; a broken entry of the side left out reads as broken.
+    pub fn dtm(&self, half: Half, idx: u64, all: &(impl Endgames + ?Sized)) -> Option<TbValue> {
+        if self.dtm_missing != Some(half) {
+            return self.value(Metric::Dtm, half, idx);
+        }
+        self.dtm_with(half, idx, None, all)
+    }
+
+    /// `dtm`, where the caller may have read the entry's result already (`result`).
+    #[inline]
+    pub fn dtm_with(
+        &self,
+        half: Half,
+        idx: u64,
+        result: Option<Wdl5>,
+        all: &(impl Endgames + ?Sized),
+    ) -> Option<TbValue> {
+        if self.dtm_missing != Some(half) {
+            let result = match result {
+                Some(r) => Some(r),
+                None => self.result_for_depths(half, idx)?,
+            };
+            return self.value_with(Metric::Dtm, half, idx, result);
+        }
+        let memo = self.dtm_memo.as_ref().and_then(|m| m.get(idx as usize));
+        if let Some(code) = memo.map(|c| c.load(Relaxed)).filter(|&c| c != 0) {
+            return Some(TbValue::from_raw(code - 1));
+        }
+        let v = match self.index.decode(half, idx) {
+            None => TbValue::BROKEN,
+            Some(tb) => {
+                let r = match result {
+                    Some(r) => r,
+                    None => self.result(half, idx)?,
+                };
+                dtm_value(&tb, r, self, all)?
+            }
+        };
+        if let Some(c) = memo {
+            c.store(v.raw() + 1, Relaxed);
+        }
+        Some(v)
     }
 
     /// Opens the three files as `open` does, then holds them decompressed in memory.
@@ -254,20 +342,23 @@ impl EndgameTables {
         self.zeroing_missing
     }
 
-    /// `values` at any entry of the index: DTZ and DTZ50 of a side the files leave out by one ply
-    /// (`one_ply`), with `others` for the sub-endgames and `pos` as scratch. None also for a
-    /// broken entry of that side.
+    /// `values` at any entry of the index: the values of a side the files leave out by one ply
+    /// (`one_ply`), with `others` for the sub-endgames (`dtm`) and `pos` as scratch. None also
+    /// for a broken entry of that side.
     pub fn values_by_one_ply(
         &self,
         half: Half,
         idx: u64,
-        others: &(impl Results + ?Sized),
+        others: &(impl Endgames + ?Sized),
         pos: &mut Position,
     ) -> Option<[TbValue; 3]> {
         if self.zeroing_missing() != Some(half) {
             return self.values(half, idx);
         }
-        let dtm = self.value(Metric::Dtm, half, idx)?;
+        let dtm = self.dtm(half, idx, others)?;
+        if dtm == TbValue::BROKEN {
+            return None;
+        }
         let tb = self.index.decode(half, idx)?;
         set_position(pos, &tb);
         let [dtz, dtz50] = zeroing_values(pos, &tb, self, others)?;
@@ -432,8 +523,9 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<PathBuf, TableError>
 /// Rewrites the DTZ and DTZ50 files of `material` in `dir`, as the generator leaves them
 /// (`zeroing_files`), depth-coded (`file::ENCODING_DEPTH`), once the WDL file holds the results
 /// (`write_wdl`). With `one_side`, only the half whose depth-coded DTZ section is smaller is
-/// kept, as Syzygy chooses (the other is answered by one ply, `values_by_one_ply`). Returns the
-/// half kept, None for both.
+/// kept, as Syzygy chooses (the other is answered by one ply, `values_by_one_ply`); in an
+/// endgame of `DTM_ONE_SIDE_MEN` the DTM file, written already, keeps the same half, the one
+/// whose DTM and DTZ sections are together the smaller. Returns the half kept, None for both.
 pub fn finish_zeroing(
     dir: &Path,
     material: &Material,
@@ -493,8 +585,19 @@ pub fn finish_zeroing(
     let [dtz] = dtz;
     let dtz_path = dtz.finish()?;
     let keep = if one_side && stored.len() == 2 {
-        let keep = smaller_half(&TableFile::open(&dtz_path)?, stored);
-        keep_half(&dtz_path, keep)?;
+        let dtm_path = dir.join(file_name(&m, Metric::Dtm));
+        let dtm_too = m.men() == DTM_ONE_SIDE_MEN;
+        let sized = [Some(&dtz_path), dtm_too.then_some(&dtm_path)];
+        let files = sized
+            .iter()
+            .flatten()
+            .map(|p| TableFile::open(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        let keep = smaller_half(&files, stored);
+        drop(files);
+        for p in sized.into_iter().flatten() {
+            keep_half(p, keep)?;
+        }
         Some(keep)
     } else {
         None
@@ -515,25 +618,30 @@ pub fn finish_zeroing(
     Ok(keep)
 }
 
-/// The half of a two-sided DTZ file whose section is the smaller as stored (wtm on a tie): the
-/// side a file of one side to move keeps.
-fn smaller_half(dtz: &TableFile, halves: &[Half]) -> Half {
+/// The half whose sections in two-sided `files` are together the smaller as stored (wtm on a
+/// tie): the side that files of one side to move keep.
+fn smaller_half(files: &[TableFile], halves: &[Half]) -> Half {
     halves
         .iter()
         .copied()
-        .min_by_key(|&h| (dtz.stored_bytes(h), h as u8))
+        .min_by_key(|&h| {
+            let bytes: u64 = files.iter().filter_map(|f| f.stored_bytes(h)).sum();
+            (bytes, h as u8)
+        })
         .expect("two halves")
 }
 
 impl EndgameTables {
-    /// Rewrites the DTZ and DTZ50 files of these tables in `dir` with one side to move: the
-    /// half whose DTZ compresses smaller, as Syzygy chooses (the other is answered by one ply,
-    /// `values_by_one_ply`). The WDL file must be there: the other side's moves read it.
-    /// Returns the half kept, None where the index stores one half only (or DTZ does already).
+    /// Rewrites the files of these tables in `dir` with one side to move: DTZ and DTZ50, and
+    /// DTM in an endgame of `DTM_ONE_SIDE_MEN`, keep the half whose sections are together the
+    /// smaller, as Syzygy chooses (the other is answered by one ply, `values_by_one_ply`), or
+    /// DTM the half DTZ keeps already. The WDL file must be there: the other side's moves read
+    /// it. Returns the half kept, None where there is nothing to do (the index stores one half
+    /// only, or the files one side already).
     pub fn keep_one_side(&self, dir: &Path) -> Result<Option<Half>, TableError> {
-        let dtz = &self.files[Metric::Dtz as usize - 1];
         let halves = self.index.stored_halves();
-        if halves.len() < 2 || self.zeroing_missing().is_some() {
+        let dtm_too = self.material.men() == DTM_ONE_SIDE_MEN && self.dtm_missing.is_none();
+        if halves.len() < 2 || (self.zeroing_missing.is_some() && !dtm_too) {
             return Ok(None);
         }
         if self.wdl.is_none() {
@@ -542,12 +650,69 @@ impl EndgameTables {
                 self.material
             )));
         }
-        let keep = smaller_half(dtz, halves);
-        for metric in [Metric::Dtz50, Metric::Dtz] {
+        let mut metrics = vec![Metric::Dtz50, Metric::Dtz];
+        let keep = match self.zeroing_missing {
+            Some(missing) => {
+                metrics.clear();
+                other_half(halves, missing)
+            }
+            None if dtm_too => smaller_half(&self.files[..2], halves),
+            None => smaller_half(&self.files[1..2], halves),
+        };
+        if dtm_too {
+            metrics.push(Metric::Dtm);
+        }
+        for metric in metrics {
             keep_half(&dir.join(file_name(&self.material, metric)), keep)?;
         }
         Ok(Some(keep))
     }
+}
+
+/// The one of two `halves` that is not `h`.
+fn other_half(halves: &[Half], h: Half) -> Half {
+    halves
+        .iter()
+        .copied()
+        .find(|&x| x != h)
+        .expect("two halves")
+}
+
+/// Opens the sub-endgames of `material`, each from the first of `dirs` that has it, and the
+/// sub-endgames of those whose DTM leaves a side out (`EndgameTables::dtm` works it out from
+/// their moves), with `remember_dtm`: all a build or a check of `material` reads.
+pub fn open_subs<'a>(
+    dirs: impl Iterator<Item = &'a Path> + Clone,
+    material: &Material,
+) -> Result<Vec<EndgameTables>, TableError> {
+    let mut out: Vec<EndgameTables> = Vec::new();
+    let mut wanted: Vec<Material> = material.sub_endgames();
+    while let Some(m) = wanted.pop() {
+        if m.men() <= 2 || out.iter().any(|t| t.material() == m) {
+            continue;
+        }
+        let mut first = None;
+        let mut found = None;
+        for d in dirs.clone() {
+            match EndgameTables::open(d, &m) {
+                Ok(t) => {
+                    found = Some(t);
+                    break;
+                }
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        let mut t = found.ok_or_else(|| first.expect("at least one directory"))?;
+        if t.dtm_missing().is_some() {
+            wanted.extend(m.sub_endgames());
+            t.remember_dtm()
+                .map_err(|e| TableError::BadInput(e.to_string()))?;
+        }
+        out.push(t);
+    }
+    Ok(out)
 }
 
 /// Are all three files of `material` present in `dir` and valid (header and checksum)?

@@ -91,8 +91,10 @@ pub fn table_score(p: &TbProbe, halfmove: u16, ply: usize) -> Option<Value> {
 /// losses symmetrically.
 pub fn verdict_score(v: TableVerdict, ply: usize) -> Value {
     match v {
-        TableVerdict::Win(plies) => table_mate(ply + plies as usize, true),
-        TableVerdict::Loss(plies) => table_mate(ply + plies as usize, false),
+        TableVerdict::Win(Some(plies)) => table_mate(ply + plies as usize, true),
+        TableVerdict::Loss(Some(plies)) => table_mate(ply + plies as usize, false),
+        TableVerdict::Win(None) => table_win(ply, true),
+        TableVerdict::Loss(None) => table_win(ply, false),
         TableVerdict::CursedWin => DRAW + CURSED,
         TableVerdict::BlessedLoss => DRAW - CURSED,
         TableVerdict::Draw => DRAW,
@@ -291,6 +293,18 @@ mod tests {
             assert_eq!(deep(true), Score::Mate(n + 64), "win in {moves}");
             assert_eq!(deep(false), Score::Mate(-n - 64), "loss in {moves}");
         }
+    }
+
+    #[test]
+    fn table_wins_without_a_distance_rank_below_every_mate() {
+        // A five-man side whose DTM the file leaves out: a win above any evaluation, below
+        // any mate, and never printed as a mate.
+        let win = verdict_score(TableVerdict::Win(None), 10);
+        let loss = verdict_score(TableVerdict::Loss(None), 10);
+        assert_eq!((win, loss), (table_win(10, true), table_win(10, false)));
+        let longest = verdict_score(TableVerdict::Win(Some(2_000)), MAX_PLY);
+        assert!(win < longest && win > 10_000 && loss == -win);
+        assert!(!matches!(Score::from_value(win), Score::Mate(_)));
     }
 
     #[test]

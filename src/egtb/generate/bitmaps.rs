@@ -583,7 +583,7 @@ impl BitmapSolver<'_> {
         let value = |idx: u64| match self.metric {
             Metric::Dtm => self.seed_depth(
                 table
-                    .value(Metric::Dtm, half, idx)
+                    .dtm(half, idx, &self.subs.tables[..])
                     .expect("entry in the file"),
             ),
             _ => self.zeroing_seed(table.result(half, idx).expect("entry in the file")),

@@ -167,28 +167,12 @@ pub fn find_tables(opts: &GenOptions, m: &Material) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// Opens the sub-endgame tables of `material`, each from the first of `dirs` that has it.
+/// Opens the sub-endgame tables of `material` (`tables::open_subs`).
 pub fn open_subs<'a>(
     dirs: impl Iterator<Item = &'a Path> + Clone,
     material: &Material,
 ) -> Result<Vec<EndgameTables>, GenError> {
-    material
-        .sub_endgames()
-        .iter()
-        .filter(|m| m.men() > 2)
-        .map(|m| {
-            let mut first = None;
-            for d in dirs.clone() {
-                match EndgameTables::open(d, m) {
-                    Ok(t) => return Ok(t),
-                    Err(e) => {
-                        first.get_or_insert(e);
-                    }
-                }
-            }
-            Err(GenError::from(first.expect("at least one directory")))
-        })
-        .collect()
+    Ok(tables::open_subs(dirs, material)?)
 }
 
 /// Builds every endgame of `plan(targets)` that is missing (or all with `force`); calls

@@ -60,7 +60,7 @@ pub struct SubTables {
     /// `KINGS_ONLY` for a bare-kings draw, `IMPOSSIBLE` if the material cannot arise.
     slot: [[[u8; 6]; 6]; 2],
     /// Per table: the 50-move rule changes none of its results
-    /// (`EndgameTables::rule50_changes_nothing`).
+    /// (`EndgameTables::rule50_changes_nothing`), or no move of this endgame reaches it.
     clean: Vec<bool>,
 }
 
@@ -68,7 +68,8 @@ const KINGS_ONLY: u8 = 254;
 const IMPOSSIBLE: u8 = 255;
 
 impl SubTables {
-    /// `tables` must hold every sub-endgame of `material` (except bare kings).
+    /// `tables` must hold every sub-endgame of `material` (except bare kings), and may hold
+    /// more: the endgames that one-sided DTM is worked out from (`tables::open_subs`).
     pub fn new(material: &crate::egtb::Material, tables: Vec<EndgameTables>) -> SubTables {
         let mut slot = [[[IMPOSSIBLE; 6]; 6]; 2];
         for mover in Color::BOTH {
@@ -116,7 +117,11 @@ impl SubTables {
                 }
             }
         }
-        let clean = tables.iter().map(|t| t.rule50_changes_nothing()).collect();
+        // Only the endgames a move reaches speak for this one's rule (`tables` may hold theirs).
+        let reached: Vec<u8> = slot.iter().flatten().flatten().copied().collect();
+        let clean = (0..tables.len())
+            .map(|i| !reached.contains(&(i as u8)) || tables[i].rule50_changes_nothing())
+            .collect();
         SubTables {
             tables,
             slot,
@@ -214,6 +219,9 @@ impl SubTables {
     ) -> TbValue {
         match self.locate(mover, captured, promoted, succ) {
             None => TbValue::DRAW,
+            Some((t, half, idx)) if metric == Metric::Dtm => t
+                .dtm(half, idx, &self.tables[..])
+                .expect("sub-endgames and theirs at hand"),
             Some((t, half, idx)) => t.value(metric, half, idx).expect("index within the file"),
         }
     }

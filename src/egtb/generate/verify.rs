@@ -4,6 +4,7 @@
 //! the generator's own move and un-move code. Local agreement everywhere, with mates and
 //! stalemates checked directly, implies the tables are right (induction on depth).
 
+use super::solve::to_file_value;
 use crate::chess::{legal_moves, MoveKind, Position, Square};
 use crate::egtb::file::{Metric, TbValue, Wdl5};
 use crate::egtb::index::{EndgameIndex, Half, TbPosition};
@@ -39,15 +40,19 @@ pub struct VerifyReport {
     pub earlier_seconds: f64,
 }
 
-/// DTZ and DTZ50 of the side to move that the files leave out (`EndgameTables::
-/// zeroing_missing`): that half is checked first, and the minimax of each of its entries, which
-/// is how a reader works the side out (`one_ply`), is kept here for the check of the stored
-/// half, whose moves lead to it. Local agreement everywhere then proves both sides right.
+/// The values of the side to move that the files leave out (`EndgameTables::zeroing_missing`,
+/// and `dtm_missing`, the same half where DTM leaves one out): that half is checked first, and
+/// the minimax of each of its entries, which is how a reader works the side out (`one_ply`),
+/// is kept here for the check of the stored half, whose moves lead to it. Local agreement
+/// everywhere then proves both sides right.
 #[derive(Default)]
 struct Derived {
     half: Option<Half>,
-    /// Raw DTZ and DTZ50 values of every entry of `half`, DTZ in the low 16 bits (broken:
-    /// `TbValue::BROKEN`).
+    /// Whether DTM too is worked out (`dtm_missing`), else read from the file.
+    dtm: bool,
+    /// Plies codes of every entry of `half` (broken: `CODE_NONE`), packed as `PackedHalf`'s.
+    /// A code that does not fit its field is stored as the field's largest, which then
+    /// disagrees with the entry's minimax: reported, never passed.
     codes: Vec<AtomicU32>,
 }
 
@@ -56,17 +61,18 @@ impl Derived {
         let Some(half) = table.zeroing_missing() else {
             return Derived::default();
         };
-        let broken = TbValue::BROKEN.raw() as u32 * 0x1_0001;
         Derived {
             half: Some(half),
+            dtm: table.dtm_missing().is_some(),
             codes: (0..table.index().size(half))
-                .map(|_| AtomicU32::new(broken))
+                .map(|_| AtomicU32::new(0))
                 .collect(),
         }
     }
 
-    fn set(&self, idx: u64, dtz: u16, dtz50: u16) {
-        self.codes[idx as usize].store(dtz as u32 | (dtz50 as u32) << 16, Relaxed);
+    /// Keeps an entry's three plies codes as worked out.
+    fn set(&self, idx: u64, codes: [u16; 3]) {
+        self.codes[idx as usize].store(pack(codes.map(|c| c as u32)), Relaxed);
     }
 
     /// DTM, DTZ and DTZ50 of an entry of `table`, stored or worked out.
@@ -75,12 +81,13 @@ impl Derived {
         if self.half != Some(half) {
             return table.values(half, idx);
         }
-        let c = self.codes.get(idx as usize)?.load(Relaxed);
-        let (dtz, dtz50) = (
-            TbValue::from_raw(c as u16),
-            TbValue::from_raw((c >> 16) as u16),
-        );
-        Some([table.value(Metric::Dtm, half, idx)?, dtz, dtz50])
+        let [dtm, dtz, dtz50] = unpack(self.codes.get(idx as usize)?.load(Relaxed));
+        let dtm = if self.dtm {
+            to_file_value(Metric::Dtm, dtm)
+        } else {
+            table.value(Metric::Dtm, half, idx)?
+        };
+        Some([dtm, TbValue::from_raw(dtz), TbValue::from_raw(dtz50)])
     }
 
     /// Codes in plies of an entry's three values (DTM converted from moves).
@@ -349,9 +356,31 @@ pub struct PackedHalf {
     cells: HugeArray<u32>,
 }
 
-const DTM_BITS: u32 = 11;
-const DTZ_BITS: u32 = 11;
-const DTZ50_BITS: u32 = 10;
+/// Bits of the DTM, DTZ and DTZ50 codes in a packed cell.
+const BITS: [u32; 3] = [11, 11, 10];
+
+/// DTM, DTZ and DTZ50 plies codes in 32 bits, each at most its field's largest.
+#[inline]
+fn pack(codes: [u32; 3]) -> u32 {
+    let mut shift = 0;
+    let mut out = 0;
+    for (c, bits) in codes.into_iter().zip(BITS) {
+        out |= c.min((1 << bits) - 1) << shift;
+        shift += bits;
+    }
+    out
+}
+
+/// The three codes of `pack`.
+#[inline]
+fn unpack(cell: u32) -> [u16; 3] {
+    let mut shift = 0;
+    BITS.map(|bits| {
+        let c = cell >> shift & ((1 << bits) - 1);
+        shift += bits;
+        c as u16
+    })
+}
 
 impl PackedHalf {
     /// Reads entries `range` of half `half` of `table` in order; None if a code does not fit
@@ -366,11 +395,9 @@ impl PackedHalf {
         let fits = cells.par_chunks_mut(CHUNK).enumerate().all(|(c, chunk)| {
             chunk.iter_mut().enumerate().all(|(k, cell)| {
                 let idx = range.start + (c * CHUNK + k) as u64;
-                let [dtm, dtz, dtz50] = Derived::default().plies(table, half, idx);
-                let fits = dtm < 1 << DTM_BITS && dtz < 1 << DTZ_BITS && dtz50 < 1 << DTZ50_BITS;
-                *cell =
-                    dtm as u32 | (dtz as u32) << DTM_BITS | (dtz50 as u32) << (DTM_BITS + DTZ_BITS);
-                fits
+                let codes = Derived::default().plies(table, half, idx);
+                *cell = pack(codes.map(|c| c as u32));
+                unpack(*cell) == codes
             })
         });
         Ok(fits.then_some(PackedHalf {
@@ -387,11 +414,7 @@ impl PackedHalf {
             return None;
         }
         let c = *self.cells.get(idx.checked_sub(self.first)? as usize)?;
-        Some([
-            (c & ((1 << DTM_BITS) - 1)) as u16,
-            (c >> DTM_BITS & ((1 << DTZ_BITS) - 1)) as u16,
-            (c >> (DTM_BITS + DTZ_BITS)) as u16,
-        ])
+        Some(unpack(c))
     }
 }
 
@@ -435,7 +458,7 @@ fn verify_range(
                 n_checked += 1;
                 let computed = minimax(table, subs, derived, packed, &mut pos, &tb, &mut scratch);
                 if derived.half == Some(half) {
-                    derived.set(idx, computed[1], computed[2]);
+                    derived.set(idx, computed);
                 }
                 let values = derived.values(table, half, idx);
                 let stored = derived.plies(table, half, idx);
@@ -568,9 +591,7 @@ fn minimax(
             let Some(r) = t.result(h, i) else {
                 return [CODE_NONE; 3];
             };
-            let dtm = t
-                .value_with(Metric::Dtm, h, i, Some(r))
-                .map_or(CODE_NONE, dtm_plies);
+            let dtm = t.dtm_with(h, i, Some(r), subs).map_or(CODE_NONE, dtm_plies);
             return [
                 backed(dtm),
                 zeroing(wdl_of_result(r, false)),
