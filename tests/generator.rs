@@ -57,28 +57,41 @@ fn value_hashes(name: &str) -> Option<[u64; 3]> {
         })
 }
 
-fn hashes_of(dir: &std::path::Path, t: &EndgameTables) -> [u64; 3] {
+/// The three values of every legal entry of `t`, both stored halves in index order (a side the
+/// files leave out by one ply), read once and in parallel.
+fn legal_values(dir: &std::path::Path, t: &EndgameTables) -> Vec<(Half, Vec<[TbValue; 3]>)> {
     let index = t.index();
     let subs = open_subs(std::iter::once(dir), &t.material()).expect("sub-endgames open");
-    // One read of each entry's three values (a side left out costs a ply of moves), in
-    // parallel, hashed in index order.
+    index
+        .stored_halves()
+        .iter()
+        .map(|&half| {
+            let values = (0..index.size(half))
+                .into_par_iter()
+                .filter(|&i| index.decode(half, i).is_some())
+                .map_init(Position::startpos, |pos, i| {
+                    t.values_by_one_ply(half, i, &subs[..], pos)
+                        .expect("in range")
+                })
+                .collect();
+            (half, values)
+        })
+        .collect()
+}
+
+/// The hashes of `legal_values` per metric, as `value_hashes` records them.
+fn hashes(values: &[(Half, Vec<[TbValue; 3]>)]) -> [u64; 3] {
     let mut h = Metric::ALL.map(|_| xxhash_rust::xxh3::Xxh3::new());
-    for &half in index.stored_halves() {
-        let values: Vec<[TbValue; 3]> = (0..index.size(half))
-            .into_par_iter()
-            .filter(|&i| index.decode(half, i).is_some())
-            .map_init(Position::startpos, |pos, i| {
-                t.values_by_one_ply(half, i, &subs[..], pos)
-                    .expect("in range")
-            })
-            .collect();
-        for v in values {
-            for (h, v) in h.iter_mut().zip(v) {
-                h.update(&v.raw().to_le_bytes());
-            }
+    for v in values.iter().flat_map(|(_, v)| v) {
+        for (h, v) in h.iter_mut().zip(v) {
+            h.update(&v.raw().to_le_bytes());
         }
     }
     h.map(|h| h.digest())
+}
+
+fn hashes_of(dir: &std::path::Path, t: &EndgameTables) -> [u64; 3] {
+    hashes(&legal_values(dir, t))
 }
 
 /// DTM in plies: wins are odd, losses even.
@@ -90,21 +103,12 @@ fn dtm_plies(o: Outcome) -> Option<u32> {
     }
 }
 
-fn check_metric_relations(dir: &std::path::Path, t: &EndgameTables) -> (u64, u64) {
+/// Legal entries checked and those whose three values break the metrics' relations.
+fn check_metric_relations(t: &EndgameTables, values: &[(Half, Vec<[TbValue; 3]>)]) -> (u64, u64) {
     let (mut checked, mut bad) = (0u64, 0u64);
-    let index = t.index();
-    let subs = open_subs(std::iter::once(dir), &t.material()).expect("sub-endgames open");
-    let mut pos = Position::startpos();
-    for &h in index.stored_halves() {
-        for i in 0..index.size(h) {
-            // Broken entries hold their neighbours' values: only the index tells them.
-            if index.decode(h, i).is_none() {
-                continue;
-            }
-            let [dtm, dtz, dtz50] = t
-                .values_by_one_ply(h, i, &subs[..], &mut pos)
-                .expect("in range")
-                .map(|v| v.outcome());
+    for (h, values) in values {
+        for (k, v) in values.iter().enumerate() {
+            let [dtm, dtz, dtz50] = v.map(|v| v.outcome());
             checked += 1;
             let ok = match (dtm, dtz) {
                 (Outcome::Win(_), Outcome::Win(z)) | (Outcome::Loss(_), Outcome::Loss(z)) => {
@@ -124,7 +128,7 @@ fn check_metric_relations(dir: &std::path::Path, t: &EndgameTables) -> (u64, u64
                 bad += 1;
                 if bad < 5 {
                     eprintln!(
-                        "{} {} #{i}: dtm {dtm:?} dtz {dtz:?} dtz50 {dtz50:?}",
+                        "{} {} legal entry {k}: dtm {dtm:?} dtz {dtz:?} dtz50 {dtz50:?}",
                         t.material(),
                         h.name()
                     );
@@ -175,11 +179,12 @@ fn all_three_and_four_man_tables() {
             failures.push(format!("{name}: {:?} vs Table 8 {paper:?}", s.max_dtm()));
         }
         let t = EndgameTables::open(dir.path(), &s.material).expect("tables open");
-        let (checked, bad) = check_metric_relations(dir.path(), &t);
+        let values = legal_values(dir.path(), &t);
+        let (checked, bad) = check_metric_relations(&t, &values);
         assert_eq!(checked, v.checked, "{name}");
         assert_eq!(bad, 0, "{name}: metric relations");
         let want = value_hashes(&name).unwrap_or_else(|| panic!("{name}: no recorded hashes"));
-        if hashes_of(dir.path(), &t) != want {
+        if hashes(&values) != want {
             failures.push(format!("{name}: values differ from the recorded ones"));
         }
     }
