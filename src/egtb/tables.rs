@@ -125,9 +125,6 @@ impl EndgameTables {
     /// where their DTM is left out too). None if out of range or a table needed is not at
     /// hand; a broken entry of the side left out reads as broken.
     pub fn dtm(&self, half: Half, idx: u64, all: &(impl Endgames + ?Sized)) -> Option<TbValue> {
-        if self.dtm_missing != Some(half) {
-            return self.value(Metric::Dtm, half, idx);
-        }
         self.dtm_with(half, idx, None, all)
     }
 
