@@ -1,7 +1,7 @@
 //! `engine tbinfo`: prints `egtb::info`'s report of an endgame, as text or one JSON object; with
 //! `--paper`, the comparison of the six-man tables with the paper instead (`cli::paper`).
 
-use crate::egtb::file::Metric;
+use crate::egtb::file::{Metric, ENCODING_WDL5_PACKED};
 use crate::egtb::index::Half;
 use crate::egtb::info::{tbinfo, FileStatus, HalfStats, Report};
 use serde::Serialize;
@@ -235,7 +235,7 @@ fn to_text(r: &Report) -> String {
             FileStatus::Bad(e) => writeln!(o, "{metric} file {name}: REFUSED: {e}"),
             FileStatus::Ok(h) => writeln!(
                 o,
-                "{metric} file {name}: format {}, {}{}{} byte(s) per value, {}-byte blocks, compression {}, {} bytes stored, generator '{}', created {} (unix), checksum ok ({:016x})",
+                "{metric} file {name}: format {}, {}{}{}, {}-byte blocks, compression {}, {} bytes stored, generator '{}', created {} (unix), checksum ok ({:016x})",
                 h.version,
                 if h.is_depth_coded() {
                     "depths (results from the WDL file), "
@@ -251,7 +251,11 @@ fn to_text(r: &Report) -> String {
                     }
                     _ => "",
                 },
-                h.value_width,
+                if h.encoding == ENCODING_WDL5_PACKED {
+                    "three values per byte".to_string()
+                } else {
+                    format!("{} byte(s) per value", h.value_width)
+                },
                 h.block_size,
                 h.compression_name(),
                 h.payload_len,

@@ -29,14 +29,23 @@ impl Endgames for [EndgameTables] {
     }
 }
 
-/// The table and entry of `succ`, a position of `own` or of an endgame of `all`; Some(None)
-/// for bare kings, None where the table is not at hand.
+/// The table and entry of `succ`, reached by `m` from `pos`, a position of `own`: `own` itself
+/// unless the move captures or promotes (most moves: no material to work out), else an
+/// endgame of `all`; Some(None) for bare kings, None where the table is not at hand.
 #[inline]
 fn locate<'a>(
+    pos: &Position,
+    m: Move,
     succ: &TbPosition,
     own: &'a EndgameTables,
     all: &'a (impl Endgames + ?Sized),
 ) -> Option<Option<(&'a EndgameTables, Half, u64)>> {
+    let converts =
+        m.is_promotion() || m.kind() == MoveKind::EnPassant || pos.piece_at(m.to()).is_some();
+    if !converts {
+        let (h, i) = own.entry(succ)?;
+        return Some(Some((own, h, i)));
+    }
     let m = succ.material();
     if m.men() == 2 {
         return Some(None);
@@ -69,7 +78,7 @@ pub fn zeroing_values(
     for m in moves.iter() {
         let (succ, zeroes) = successor(pos, tb, m);
         let options = if zeroes {
-            let r = match locate(&succ, own, others)? {
+            let r = match locate(pos, m, &succ, own, others)? {
                 None => Wdl5::Draw,
                 Some((t, h, i)) => t.result(h, i)?,
             };
@@ -115,7 +124,7 @@ pub fn dtm_value(
         let mut best: Option<u16> = None;
         for m in moves.iter() {
             let (succ, _) = successor(pos, tb, m);
-            let Some((t, h, i)) = locate(&succ, own, all)? else {
+            let Some((t, h, i)) = locate(pos, m, &succ, own, all)? else {
                 if won {
                     continue; // bare kings: a draw
                 }
