@@ -183,6 +183,19 @@ fn all_three_and_four_man_tables() {
         let (checked, bad) = check_metric_relations(&t, &values);
         assert_eq!(checked, v.checked, "{name}");
         assert_eq!(bad, 0, "{name}: metric relations");
+        // The header's deepest DTZ50 of each half, the left-out side's included, is the
+        // deepest of its values: a verdict that trusts it skips no spoiled result.
+        for (half, v) in &values {
+            let deepest = v
+                .iter()
+                .filter_map(|[_, _, z50]| match z50.outcome() {
+                    Outcome::Win(n) | Outcome::Loss(n) => Some(n),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+            assert_eq!(t.dtz50_max_depth(*half), Some(deepest), "{name} {half:?}");
+        }
         let want = value_hashes(&name).unwrap_or_else(|| panic!("{name}: no recorded hashes"));
         if hashes(&values) != want {
             failures.push(format!("{name}: values differ from the recorded ones"));

@@ -12,6 +12,7 @@ mod playout;
 
 use fortress::chess::Position;
 use fortress::egtb::generate::{gentb, GenOptions, TableSummary};
+use fortress::egtb::one_ply::{zeroing_within, Endgames};
 use fortress::egtb::probe::{Tablebases, Wdl};
 use fortress::egtb::{EndgameIndex, Half, Material};
 use playout::{fen_of, play, won_positions, End, Winner};
@@ -210,9 +211,11 @@ fn the_search_verdict_reads_the_wdl_file_as_the_three_values_read() {
     let (without, _) = registry(bare.path());
     let (with, without) = (with.snapshot(), without.snapshot());
     let mut checked = [0usize; 5];
+    let mut by_one_ply = 0;
     for name in ENDGAMES {
         let m = Material::parse(name).unwrap();
         let index = EndgameIndex::new(&m);
+        let t = with.endgame(&m.canonical().0).expect("tables open");
         for &h in index.stored_halves() {
             for i in (0..index.size(h)).step_by(37) {
                 let Some(tb) = index.decode(h, i) else {
@@ -220,7 +223,24 @@ fn the_search_verdict_reads_the_wdl_file_as_the_three_values_read() {
                 };
                 for clock in [0u16, 20, 60, 90, 99] {
                     let pos = Position::from_fen(&fen_of(&tb, clock)).unwrap();
-                    let expected = with.probe(&pos).and_then(|p| p.verdict(clock));
+                    let probe = with.probe(&pos);
+                    // The side left out's answer by one ply, whether or not the header's
+                    // deepest DTZ50 spares the verdict from asking.
+                    let won = probe.map(|p| p.wdl50(0));
+                    if t.zeroing_missing() == Some(h) && won.is_some_and(|w| w != Wdl::Draw) {
+                        let left = 100 - clock;
+                        let within =
+                            zeroing_within(&pos, &tb, won == Some(Wdl::Win), left, t, &*with);
+                        let expected = probe.unwrap().wdl50(clock) != Wdl::Draw;
+                        assert_eq!(
+                            within,
+                            Some(expected),
+                            "{name} {} #{i} at {clock}",
+                            h.name()
+                        );
+                        by_one_ply += 1;
+                    }
+                    let expected = probe.and_then(|p| p.verdict(clock));
                     assert!(expected.is_some(), "{name} {} #{i}", h.name());
                     assert_eq!(with.verdict(&pos), expected, "{name} {} #{i}", h.name());
                     assert_eq!(without.verdict(&pos), expected, "{name} {} #{i}", h.name());
@@ -238,6 +258,7 @@ fn the_search_verdict_reads_the_wdl_file_as_the_three_values_read() {
     }
     // Every kind met: wins and losses, and those the counter spoils (KRKN's long wins at 90).
     assert!(checked.iter().all(|&n| n > 0), "{checked:?}");
+    assert!(by_one_ply > 1000, "{by_one_ply} answers by one ply");
 
     let wdl = damaged.path().join("KRKN.wdl.ftb");
     let mut bytes = std::fs::read(&wdl).unwrap();

@@ -67,6 +67,9 @@ const OFF_GENERATOR: usize = 112;
 const OFF_CREATED: usize = 144;
 const OFF_PAYLOAD_LEN: usize = 152;
 const OFF_PAYLOAD_HASH: usize = 160;
+/// A DTZ50 file's largest depth of each half, both sides to move even where the file keeps
+/// one: a u16 per half (wtm, btm), depth + 1, 0 where not recorded (files written before).
+const OFF_MAX_DEPTHS: usize = 168;
 const OFF_HEADER_HASH: usize = 248;
 
 /// The depth metric a file holds.
@@ -318,6 +321,9 @@ pub struct TableHeader {
     pub created: u64,
     pub payload_len: u64,
     pub payload_hash: u64,
+    /// The largest depth in plies of each half (`Half as usize`), of both sides to move even
+    /// where the file keeps one, where recorded (DTZ50 files as `gentb` writes them).
+    pub max_depths: [Option<u16>; 2],
 }
 
 impl TableHeader {
@@ -995,6 +1001,16 @@ impl TableWriter {
         self.differs_from_dtz = true;
     }
 
+    /// Records the largest depth in plies of each half (`Half as usize`), of both sides to move
+    /// even where the file keeps one: a reader whose counter leaves room for it knows the
+    /// 50-move rule spoils nothing without reading a value.
+    pub fn record_max_depths(&mut self, depths: [u16; 2]) {
+        for (h, d) in depths.into_iter().enumerate() {
+            let at = OFF_MAX_DEPTHS + 2 * h;
+            self.header[at..at + 2].copy_from_slice(&(d.saturating_add(1)).to_le_bytes());
+        }
+    }
+
     /// Checksums the file, writes its header and moves it to its name; returns the path.
     pub fn finish(mut self) -> Result<PathBuf, TableError> {
         if self.open.is_some() || !self.halves.is_empty() {
@@ -1529,6 +1545,10 @@ fn parse_header(path: &Path, b: &[u8]) -> Result<(TableHeader, [Option<Section>;
         created: get_u64(b, OFF_CREATED),
         payload_len,
         payload_hash: get_u64(b, OFF_PAYLOAD_HASH),
+        max_depths: [0, 1].map(|h| {
+            let at = OFF_MAX_DEPTHS + 2 * h;
+            u16::from_le_bytes([b[at], b[at + 1]]).checked_sub(1)
+        }),
     };
     Ok((header, sections))
 }

@@ -6,8 +6,8 @@
 //! those a two-sided file would hold (`plies`: the generator's and the verifier's own
 //! arithmetic).
 
-use super::file::{Outcome, TbValue, Wdl5};
-use super::index::{Half, TbPosition};
+use super::file::{Metric, Outcome, TbValue, Wdl5};
+use super::index::{Half, OwnFrame, TbPosition};
 use super::material::Material;
 use super::plies::{
     backed, capped_at_rule50, loss, preference, wdl_of_result, zeroing, CODE_DRAW, CODE_NONE,
@@ -29,35 +29,60 @@ impl Endgames for [EndgameTables] {
     }
 }
 
-/// The table and entry of `succ`, reached by `m` from `pos`, a position of `own`: `own` itself
-/// unless the move captures or promotes (most moves: no material to work out), else an
-/// endgame of `all`; Some(None) for bare kings, None where the table is not at hand.
-#[inline]
-fn locate<'a>(
-    pos: &Position,
-    m: Move,
-    succ: &TbPosition,
+/// Where the successors of one position of `own` lie: in `own` for the moves that keep the
+/// material, the kings' share of their index worked out once for those that keep the kings too
+/// (`EndgameIndex::own_frame`: most moves), else in an endgame of `all`.
+struct Successors<'a, E: ?Sized> {
     own: &'a EndgameTables,
-    all: &'a (impl Endgames + ?Sized),
-) -> Option<Option<(&'a EndgameTables, Half, u64)>> {
-    let converts =
-        m.is_promotion() || m.kind() == MoveKind::EnPassant || pos.piece_at(m.to()).is_some();
-    if !converts {
-        let (h, i) = own.entry(succ)?;
-        return Some(Some((own, h, i)));
+    all: &'a E,
+    /// The mover's king, where the position is in `own`'s own colours (what a frame needs).
+    king: Option<Square>,
+    frame: Option<Option<OwnFrame>>,
+}
+
+impl<'a, E: Endgames + ?Sized> Successors<'a, E> {
+    fn of(pos: &Position, tb: &TbPosition, own: &'a EndgameTables, all: &'a E) -> Self {
+        Successors {
+            own,
+            all,
+            king: (tb.material() == own.material()).then(|| pos.king_square(tb.stm)),
+            frame: None,
+        }
     }
-    let m = succ.material();
-    if m.men() == 2 {
-        return Some(None);
+
+    /// The table and entry of `succ`, reached by `m`, which does `effect`; Some(None) for bare
+    /// kings, None where the table is not at hand.
+    #[inline]
+    fn locate(
+        &mut self,
+        m: Move,
+        effect: Effect,
+        succ: &TbPosition,
+    ) -> Option<Option<(&'a EndgameTables, Half, u64)>> {
+        let own = self.own;
+        if effect != Effect::Converts {
+            let (h, i) = if self.king.is_some_and(|k| k != m.from()) && succ.ep.is_none() {
+                let index = own.index();
+                let frame = self.frame.get_or_insert_with(|| index.own_frame(succ));
+                index.index_own_in(frame.as_ref()?, succ)?
+            } else {
+                own.entry(succ)?
+            };
+            return Some(Some((own, h, i)));
+        }
+        let m = succ.material();
+        if m.men() == 2 {
+            return Some(None);
+        }
+        let m = m.canonical().0;
+        let t = if m == own.material() {
+            own
+        } else {
+            self.all.endgame(&m)?
+        };
+        let (h, i) = t.entry(succ)?;
+        Some(Some((t, h, i)))
     }
-    let m = m.canonical().0;
-    let t = if m == own.material() {
-        own
-    } else {
-        all.endgame(&m)?
-    };
-    let (h, i) = t.entry(succ)?;
-    Some(Some((t, h, i)))
 }
 
 /// DTZ and DTZ50 of `pos`, a position of `own` (its men those of `tb`), from its moves: `own`'s
@@ -75,16 +100,18 @@ pub fn zeroing_values(
         return Some([TbValue::from_raw(v); 2]);
     }
     let mut best = [CODE_NONE; 2];
+    let mut reach = Successors::of(pos, tb, own, others);
     for m in moves.iter() {
-        let (succ, zeroes) = successor(pos, tb, m);
-        let options = if zeroes {
-            let r = match locate(pos, m, &succ, own, others)? {
+        let (succ, effect) = successor(pos, tb, m);
+        let reached = reach.locate(m, effect, &succ)?;
+        let options = if effect.zeroes() {
+            let r = match reached {
                 None => Wdl5::Draw,
                 Some((t, h, i)) => t.result(h, i)?,
             };
             [false, true].map(|rule| zeroing(wdl_of_result(r, rule)))
         } else {
-            let (h, i) = own.entry(&succ)?;
+            let (_, h, i) = reached?;
             own.zeroing_pair(h, i)?.map(|v| backed(v.raw()))
         };
         for k in 0..2 {
@@ -95,6 +122,56 @@ pub fn zeroing_values(
     }
     best[1] = capped_at_rule50(best[1]);
     Some(best.map(TbValue::from_raw))
+}
+
+/// Is the DTZ50 of `pos` (a position of `own`, its men those of `tb`, that its side to move
+/// wins under the 50-move rule if `won`, else loses) at most `limit` plies, that is, does the
+/// rule let the result through with `100 - limit` plies on the counter (`TbProbe::wdl50`)?
+/// By one ply as `zeroing_values`, but stopping at the first move that settles it: a win
+/// needs one move to a loss within `limit - 1` plies (a zeroing move to a loss: none), a loss
+/// fails at the first move to a win beyond that. None if a value needed is not at hand, or the
+/// values disagree with the result.
+pub fn zeroing_within(
+    pos: &Position,
+    tb: &TbPosition,
+    won: bool,
+    limit: u16,
+    own: &EndgameTables,
+    others: &(impl Endgames + ?Sized),
+) -> Option<bool> {
+    let moves = legal_moves(pos);
+    if moves.is_empty() {
+        return (!won && pos.in_check()).then_some(true);
+    }
+    let Some(room) = limit.checked_sub(1) else {
+        return Some(false);
+    };
+    let goal = if won { Wdl5::Loss } else { Wdl5::Win };
+    let mut reach = Successors::of(pos, tb, own, others);
+    for m in moves.iter() {
+        let (succ, effect) = successor(pos, tb, m);
+        let reached = match reach.locate(m, effect, &succ)? {
+            Some((t, h, i)) => Some((t, h, i, t.result(h, i)?)),
+            None => None, // bare kings: a draw
+        };
+        let Some((t, h, i, r)) = reached.filter(|x| x.3 == goal) else {
+            if won {
+                continue;
+            }
+            return None;
+        };
+        // A zeroing move stops the count; a move that stays goes on with its position's count.
+        let fits = effect.zeroes()
+            || t.dtz50_max_depth(h).is_some_and(|d| d <= room)
+            || match t.value_with(Metric::Dtz50, h, i, Some(r))?.outcome() {
+                Outcome::Win(n) | Outcome::Loss(n) => n <= room,
+                _ => false,
+            };
+        if fits == won {
+            return Some(won);
+        }
+    }
+    Some(!won)
 }
 
 /// DTM of `tb`, a position of `own` whose result is `result`, from its moves: the DTM of
@@ -122,9 +199,10 @@ pub fn dtm_value(
         }
         // The shortest loss a move reaches (a win), or the longest win (a loss).
         let mut best: Option<u16> = None;
+        let mut reach = Successors::of(pos, tb, own, all);
         for m in moves.iter() {
-            let (succ, _) = successor(pos, tb, m);
-            let Some((t, h, i)) = locate(pos, m, &succ, own, all)? else {
+            let (succ, effect) = successor(pos, tb, m);
+            let Some((t, h, i)) = reach.locate(m, effect, &succ)? else {
                 if won {
                     continue; // bare kings: a draw
                 }
@@ -190,11 +268,31 @@ pub fn set_position(pos: &mut Position, tb: &TbPosition) {
     pos.refresh_checkers();
 }
 
-/// The position after `m`, a legal move of `pos` (whose men are those of `tb`), and whether it
-/// zeroes the 50-move counter. Built from the move's squares rather than by make/unmake:
-/// which moves are legal is the chess core's answer, what they do to the men is plain.
+/// What a move does to the 50-move counter and the material.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Effect {
+    /// A piece moves and captures nothing: the counter runs on, the endgame is the same.
+    Stays,
+    /// A pawn moves, neither capturing nor promoting: the counter zeroes, the endgame is the
+    /// same.
+    Zeroes,
+    /// A capture or a promotion: the counter zeroes and the material changes.
+    Converts,
+}
+
+impl Effect {
+    /// Does the move zero the 50-move counter?
+    #[inline(always)]
+    pub fn zeroes(self) -> bool {
+        self != Effect::Stays
+    }
+}
+
+/// The position after `m`, a legal move of `pos` (whose men are those of `tb`), and what the
+/// move does. Built from the move's squares rather than by make/unmake: which moves are legal
+/// is the chess core's answer, what they do to the men is plain.
 #[inline]
-pub fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, bool) {
+pub fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, Effect) {
     let us = tb.stm;
     let (ui, ti) = (us.index(), (!us).index());
     let (from, to) = (m.from(), m.to());
@@ -202,14 +300,21 @@ pub fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, bool)
     let mut s = *tb;
     s.stm = !us;
     s.ep = None;
-    let mut zeroing = mover == PieceType::Pawn;
+    let mut effect = if mover == PieceType::Pawn {
+        Effect::Zeroes
+    } else {
+        Effect::Stays
+    };
     if let Some(victim) = pos.piece_at(to) {
         s.pieces[ti][victim.kind.index()].clear(to);
-        zeroing = true;
+        effect = Effect::Converts;
     }
     s.pieces[ui][mover.index()].clear(from);
     let lands = match m.kind() {
-        MoveKind::Promotion(kind) => kind,
+        MoveKind::Promotion(kind) => {
+            effect = Effect::Converts;
+            kind
+        }
         _ => mover,
     };
     s.pieces[ui][lands.index()].set(to);
@@ -217,11 +322,12 @@ pub fn successor(pos: &Position, tb: &TbPosition, m: Move) -> (TbPosition, bool)
         MoveKind::EnPassant => {
             let victim = Square::new(to.file(), from.rank());
             s.pieces[ti][PieceType::Pawn.index()].clear(victim);
+            effect = Effect::Converts;
         }
         MoveKind::DoublePush => {
             s.ep = Some(Square::new(from.file(), (from.rank() + to.rank()) / 2))
         }
         _ => {}
     }
-    (s, zeroing)
+    (s, effect)
 }

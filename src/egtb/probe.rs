@@ -20,7 +20,7 @@
 use super::file::{file_name, Metric, Outcome, TbValue, Wdl5};
 use super::index::{Half, TbPosition};
 use super::material::Material;
-use super::one_ply::{zeroing_values, Endgames};
+use super::one_ply::{zeroing_values, zeroing_within, Endgames};
 use super::tables::EndgameTables;
 use crate::chess::{Color, PieceType, Position};
 use std::path::{Path, PathBuf};
@@ -308,14 +308,22 @@ impl Registry {
             Wdl5::Draw => return Some(TableVerdict::Draw),
         };
         let h = pos.halfmove_clock();
-        if h > 0 {
-            // As `TbProbe::wdl50`: the zeroing move must come before a claim.
-            let [_, dtz50] = self.zeroing_pair(t, half, idx, Some(result), pos, &tb)?;
-            let spoiled = match dtz50.outcome() {
-                Outcome::Win(d) | Outcome::Loss(d) => d > RULE50.saturating_sub(h),
-                _ => true,
+        // As `TbProbe::wdl50`: the zeroing move must come before a claim. Most tables are
+        // shallower than the plies left (the header's deepest DTZ50): nothing to read then.
+        let left = RULE50.saturating_sub(h);
+        if h > 0 && t.dtz50_max_depth(half).is_none_or(|d| d > left) {
+            let kept = if t.zeroing_missing() == Some(half) {
+                zeroing_within(pos, &tb, won, left, t, self)?
+            } else {
+                match t
+                    .value_with(Metric::Dtz50, half, idx, Some(result))?
+                    .outcome()
+                {
+                    Outcome::Win(d) | Outcome::Loss(d) => d <= left,
+                    _ => false,
+                }
             };
-            if spoiled {
+            if !kept {
                 return Some(if won {
                     TableVerdict::CursedWin
                 } else {

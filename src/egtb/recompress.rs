@@ -140,8 +140,8 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
         }
         drop(values);
         // The result of every entry from the values just written, then depths alone.
-        write_wdl(out, &m)?;
-        finish_zeroing(out, &m, one_side)?;
+        let scan = write_wdl(out, &m)?;
+        finish_zeroing(out, &m, one_side, &scan)?;
     }
     // Every legal entry's result and three values (a side left out by one ply) read back.
     let new = EndgameTables::open(out, &m)?;

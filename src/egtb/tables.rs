@@ -13,7 +13,7 @@ use super::one_ply::{dtm_value, set_position, zeroing_values, Endgames};
 use crate::chess::Position;
 use crate::memory::HugeArray;
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 
 /// The most men of an endgame whose DTZ and DTZ50 are stored for one side to move
@@ -323,6 +323,10 @@ impl EndgameTables {
     ) -> Option<[TbValue; 2]> {
         let [_, dtz_file, dtz50_file] = &self.files;
         let dtz = decoded(dtz_file, Metric::Dtz, dtz_file.value(half, idx)?, result);
+        // A file of differences that are all 0 holds nothing to read.
+        if dtz50_file.header().flags & FLAG_EQUALS_DTZ != 0 {
+            return Some([dtz, dtz]);
+        }
         let code50 = dtz50_file.value(half, idx)?;
         // A DTZ50 code of 0 is the DTZ value just read: no second lookup.
         let dtz50 = if dtz50_file.header().is_dtz_delta() {
@@ -331,6 +335,12 @@ impl EndgameTables {
             decoded(dtz50_file, Metric::Dtz50, code50, result)
         };
         Some([dtz, dtz50])
+    }
+
+    /// The deepest DTZ50 in plies of a half, stored or left out, where its file records it.
+    #[inline]
+    pub fn dtz50_max_depth(&self, half: Half) -> Option<u16> {
+        self.files[2].header().max_depths[half as usize]
     }
 
     /// The half of the index that DTZ and DTZ50 leave out, if they store one side only.
@@ -427,14 +437,19 @@ fn zeroing_files(dir: &Path, material: &Material) -> Result<[TableFile; 2], Tabl
     Ok(files)
 }
 
-/// DTZ's values and DTZ50's (differences resolved) of entries `range` of `half`.
+/// DTZ's values and DTZ50's (differences resolved; none read unless `need50`) of entries
+/// `range` of `half`.
 fn zeroing_values_of(
     [dtz, dtz50]: &[TableFile; 2],
     half: Half,
     range: std::ops::Range<u64>,
+    need50: bool,
 ) -> Option<[Vec<TbValue>; 2]> {
     let (mut z, mut z50) = (Vec::new(), Vec::new());
     dtz.read_range(half, range.clone(), &mut z)?;
+    if !need50 {
+        return Some([z, z50]);
+    }
     dtz50.read_range(half, range, &mut z50)?;
     if !dtz50.header().is_dtz_delta() {
         return Some([z, z50]);
@@ -448,32 +463,84 @@ fn zeroing_values_of(
     Some([z, z50])
 }
 
+/// What `finish_zeroing` needs to know of the generator's DTZ and DTZ50 files before it writes
+/// (`write_wdl` finds it as it reads them): each half's largest values of each (the widths),
+/// each half's deepest DTZ50, and whether DTZ50 differs from DTZ anywhere (the flag
+/// `FLAG_EQUALS_DTZ` speaks of both sides).
+#[derive(Clone, Copy, Default)]
+pub struct ZeroingScan {
+    halves: [HalfScan; 2],
+}
+
+/// `ZeroingScan` of one half, or of a part of one.
+#[derive(Clone, Copy, Default)]
+struct HalfScan {
+    max_raw: [u16; 2],
+    deepest50: u16,
+    differs: bool,
+}
+
+impl HalfScan {
+    fn of(z: &[TbValue], z50: &[TbValue]) -> HalfScan {
+        let top = |v: &[TbValue]| v.iter().map(|x| x.raw()).max().unwrap_or(0);
+        let deepest50 = z50
+            .iter()
+            .filter_map(|v| match v.outcome() {
+                Outcome::Win(n) | Outcome::Loss(n) => Some(n),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        HalfScan {
+            max_raw: [top(z), top(z50)],
+            deepest50,
+            differs: z != z50,
+        }
+    }
+
+    fn and(self, o: HalfScan) -> HalfScan {
+        HalfScan {
+            max_raw: [0, 1].map(|k| self.max_raw[k].max(o.max_raw[k])),
+            deepest50: self.deepest50.max(o.deepest50),
+            differs: self.differs || o.differs,
+        }
+    }
+}
+
 /// Writes `writers` from DTZ's and DTZ50's values of every entry of `halves`, in index order:
 /// each half begun and ended in all of them, `push` handed the values a group of chunks at a
-/// time (read in parallel).
+/// time (read in parallel; DTZ50's only if `need50`, else empty). Returns each half's scan
+/// (`HalfScan`, of DTZ alone without `need50`).
 fn write_from_zeroing(
     files: &[TableFile; 2],
     halves: &[Half],
+    need50: bool,
     writers: &mut [TableWriter],
     mut push: impl FnMut(&mut [TableWriter], &[TbValue], &[TbValue]) -> Result<(), TableError>,
-) -> Result<(), TableError> {
+) -> Result<[HalfScan; 2], TableError> {
+    let mut scans = [HalfScan::default(); 2];
     for &h in halves {
         let size = files[0].entries(h).expect("checked: both halves");
         for w in writers.iter_mut() {
             w.begin_half(h, size)?;
         }
         for g in (0..size).step_by(GROUP as usize) {
-            let chunks: Option<Vec<[Vec<TbValue>; 2]>> = (g..(g + GROUP).min(size))
+            let chunks: Option<Vec<([Vec<TbValue>; 2], HalfScan)>> = (g..(g + GROUP).min(size))
                 .step_by(CHUNK as usize)
                 .collect::<Vec<u64>>()
                 .into_par_iter()
-                .map(|c| zeroing_values_of(files, h, c..(c + CHUNK).min(size)))
+                .map(|c| {
+                    let [z, z50] = zeroing_values_of(files, h, c..(c + CHUNK).min(size), need50)?;
+                    let scan = HalfScan::of(&z, if need50 { &z50 } else { &z });
+                    Some(([z, z50], scan))
+                })
                 .collect();
             let chunks = chunks.ok_or_else(|| TableError::Corrupt {
                 path: files[0].path().to_path_buf(),
                 what: format!("half {}: a block does not decompress", h.name()),
             })?;
-            for [z, z50] in &chunks {
+            for ([z, z50], scan) in &chunks {
+                scans[h as usize] = scans[h as usize].and(*scan);
                 push(writers, z, z50)?;
             }
         }
@@ -481,13 +548,14 @@ fn write_from_zeroing(
             w.end_half()?;
         }
     }
-    Ok(())
+    Ok(scans)
 }
 
 /// Writes the WDL file of `material` into `dir` (atomically) from its DTZ and DTZ50 files,
 /// as the generator leaves them (`zeroing_files`): DTZ wins and loses where DTM does, and
-/// DTZ50 says which of those the 50-move rule keeps. Returns its path.
-pub fn write_wdl(dir: &Path, material: &Material) -> Result<PathBuf, TableError> {
+/// DTZ50 says which of those the 50-move rule keeps. Returns what `finish_zeroing` needs to
+/// know of the two files.
+pub fn write_wdl(dir: &Path, material: &Material) -> Result<ZeroingScan, TableError> {
     let files = zeroing_files(dir, material)?;
     let m = material.canonical().0;
     let halves = EndgameIndex::new(&m).stored_halves();
@@ -506,7 +574,7 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<PathBuf, TableError>
     )?;
     let mut writers = [w];
     let mut codes = Vec::new();
-    write_from_zeroing(&files, halves, &mut writers, |w, z, z50| {
+    let scans = write_from_zeroing(&files, halves, true, &mut writers, |w, z, z50| {
         codes.clear();
         codes.extend(z.iter().zip(z50).map(|(&v, &v50)| {
             Wdl5::of(v, v50).map_or(TbValue::BROKEN, |r| TbValue::from_raw(r.code()))
@@ -514,7 +582,8 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<PathBuf, TableError>
         w[0].push(&codes, None)
     })?;
     let [w] = writers;
-    w.finish()
+    w.finish()?;
+    Ok(ZeroingScan { halves: scans })
 }
 
 /// Rewrites the DTZ and DTZ50 files of `material` in `dir`, as the generator leaves them
@@ -522,40 +591,24 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<PathBuf, TableError>
 /// (`write_wdl`). With `one_side`, only the half whose depth-coded DTZ section is smaller is
 /// kept, as Syzygy chooses (the other is answered by one ply, `values_by_one_ply`); in an
 /// endgame of `DTM_ONE_SIDE_MEN` the DTM file, written already, keeps the same half, the one
-/// whose DTM and DTZ sections are together the smaller. Returns the half kept, None for both.
+/// whose DTM and DTZ sections are together the smaller. `scan` is `write_wdl`'s. Returns the
+/// half kept, None for both.
 pub fn finish_zeroing(
     dir: &Path,
     material: &Material,
     one_side: bool,
+    scan: &ZeroingScan,
 ) -> Result<Option<Half>, TableError> {
     let files = zeroing_files(dir, material)?;
     let m = material.canonical().0;
     let stored = EndgameIndex::new(&m).stored_halves();
-    // A scan first: the widths (each half's largest values), and whether DTZ50 differs from
-    // DTZ anywhere (the flag `FLAG_EQUALS_DTZ` speaks of both sides).
-    let mut max_raw = [[0u16; 2]; 2];
-    let mut differs = false;
-    for &h in stored {
-        let size = files[0].entries(h).expect("checked: both halves");
-        let (top, diff) = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .map(|c| {
-                let [z, z50] =
-                    zeroing_values_of(&files, h, c * CHUNK..((c + 1) * CHUNK).min(size))?;
-                let top = |v: &[TbValue]| v.iter().map(|x| x.raw()).max().unwrap_or(0);
-                Some(([top(&z), top(&z50)], z != z50))
-            })
-            .try_reduce(
-                || ([0, 0], false),
-                |a, b| Some(([a.0[0].max(b.0[0]), a.0[1].max(b.0[1])], a.1 || b.1)),
-            )
-            .ok_or_else(|| TableError::Corrupt {
-                path: files[0].path().to_path_buf(),
-                what: format!("half {}: a block does not decompress", h.name()),
-            })?;
-        differs |= diff;
-        max_raw[h as usize] = top;
-    }
+    let max_raw = scan.halves.map(|h| h.max_raw);
+    let differs = stored.iter().any(|&h| scan.halves[h as usize].differs);
+    // An index of one half holds both sides to move in it.
+    let max_depth50 = match stored {
+        [h] => [scan.halves[*h as usize].deepest50; 2],
+        _ => scan.halves.map(|h| h.deepest50),
+    };
     let writer = |metric: Metric, halves: &[Half]| {
         let max_raw = halves
             .iter()
@@ -578,7 +631,9 @@ pub fn finish_zeroing(
     };
     // DTZ of both sides first: the half kept is the one that compresses smaller as stored.
     let mut dtz = [writer(Metric::Dtz, stored)?];
-    write_from_zeroing(&files, stored, &mut dtz, |w, z, _| w[0].push(z, None))?;
+    write_from_zeroing(&files, stored, false, &mut dtz, |w, z, _| {
+        w[0].push(z, None)
+    })?;
     let [dtz] = dtz;
     let dtz_path = dtz.finish()?;
     let keep = if one_side && stored.len() == 2 {
@@ -604,13 +659,14 @@ pub fn finish_zeroing(
         None => stored.to_vec(),
     };
     let mut dtz50 = [writer(Metric::Dtz50, &halves)?];
-    write_from_zeroing(&files, &halves, &mut dtz50, |w, z, z50| {
+    write_from_zeroing(&files, &halves, true, &mut dtz50, |w, z, z50| {
         w[0].push(z50, Some(z))
     })?;
     let [mut dtz50] = dtz50;
     if differs {
         dtz50.mark_differs_from_dtz();
     }
+    dtz50.record_max_depths(max_depth50);
     dtz50.finish()?;
     Ok(keep)
 }

@@ -422,8 +422,8 @@ fn finish(
     let out = staging.dir();
     let bar = &opts.progress;
     bar.set_message(format!("{m} wdl"));
-    tables::write_wdl(out, &m)?;
-    tables::finish_zeroing(out, &m, m.men() <= tables::ONE_SIDE_MAX_MEN)?;
+    let scan = tables::write_wdl(out, &m)?;
+    tables::finish_zeroing(out, &m, m.men() <= tables::ONE_SIDE_MAX_MEN, &scan)?;
     let seconds = start.elapsed().as_secs_f64();
     let peak_bytes = peak_memory_bytes();
     reset_peak_memory();

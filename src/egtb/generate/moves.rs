@@ -752,8 +752,8 @@ mod tests {
     /// 97th entry).
     #[test]
     fn conversions_equal_the_chess_core_captures_and_promotions() {
-        use crate::chess::{legal_moves, MoveKind, Position};
-        use crate::egtb::one_ply::{set_position, successor};
+        use crate::chess::{legal_moves, Position};
+        use crate::egtb::one_ply::{set_position, successor, Effect};
         let mut board = Position::startpos();
         for (name, step) in [
             ("KQKR", 1),
@@ -780,10 +780,8 @@ mod tests {
                     set_position(&mut board, &pos);
                     let mut core = Vec::new();
                     for mv in legal_moves(&board).iter() {
-                        let captures =
-                            board.piece_at(mv.to()).is_some() || mv.kind() == MoveKind::EnPassant;
-                        if captures || mv.is_promotion() {
-                            let mut succ = successor(&board, &pos, mv).0;
+                        let (mut succ, effect) = successor(&board, &pos, mv);
+                        if effect == Effect::Converts {
                             succ.ep = None;
                             core.push(succ);
                         }

@@ -5,10 +5,10 @@
 //! stalemates checked directly, implies the tables are right (induction on depth).
 
 use super::solve::to_file_value;
-use crate::chess::{legal_moves, MoveKind, Position, Square};
+use crate::chess::{legal_moves, Position, Square};
 use crate::egtb::file::{Metric, TbValue, Wdl5};
 use crate::egtb::index::{EndgameIndex, Half, TbPosition};
-use crate::egtb::one_ply::{set_position, successor};
+use crate::egtb::one_ply::{set_position, successor, Effect};
 use crate::egtb::plies::{
     backed, capped_at_rule50, dtm_plies, loss, preference, wdl_of_result, zeroing, CODE_DRAW,
     CODE_NONE,
@@ -549,10 +549,8 @@ fn minimax(
     let king = pos.king_square(tb.stm);
     let mut frame = None;
     for m in moves.iter() {
-        let (succ, zeroing_move) = successor(pos, tb, m);
-        // Only captures and promotions change the material: the rest stay in this table.
-        let converts =
-            m.is_promotion() || m.kind() == MoveKind::EnPassant || pos.piece_at(m.to()).is_some();
+        let (succ, effect) = successor(pos, tb, m);
+        let (zeroing_move, converts) = (effect.zeroes(), effect == Effect::Converts);
         let (k, entry) = if !converts && m.from() != king && succ.ep.is_none() {
             let f = frame.get_or_insert_with(|| index.own_frame(&succ));
             (0, f.as_ref().and_then(|f| index.index_own_in(f, &succ)))
@@ -649,10 +647,10 @@ mod tests {
                             };
                             set_position(&mut pos, &tb);
                             for mv in legal_moves(&pos).iter() {
-                                if pos.piece_at(mv.to()).is_some() {
+                                let (succ, effect) = successor(&pos, &tb, mv);
+                                if effect == Effect::Converts {
                                     continue;
                                 }
-                                let (succ, _) = successor(&pos, &tb, mv);
                                 let (h, i) = index.index_own(&succ).expect("legal successor");
                                 assert_eq!(h, target);
                                 assert!(round.target.contains(&i), "{name} {tb:?} {mv:?}");
