@@ -1245,6 +1245,16 @@ impl TableFile {
         self.sections[half as usize].map(|s| s.len)
     }
 
+    /// Bytes that `load` takes: every block decompressed (none for a file stored uncompressed,
+    /// which is read where it is mapped).
+    pub fn loaded_bytes(&self) -> u64 {
+        if self.header.compression == COMPRESSION_NONE {
+            return 0;
+        }
+        let blocks: u64 = self.sections.iter().flatten().map(|s| s.blocks).sum();
+        blocks * BLOCK_SIZE as u64
+    }
+
     /// The value of entry `idx` of `half`; None if the half is not stored or `idx` is out of
     /// range.
     #[inline]

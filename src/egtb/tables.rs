@@ -173,6 +173,24 @@ impl EndgameTables {
         Ok(t)
     }
 
+    /// Bytes that `hold_results_and_dtm` takes.
+    pub fn results_and_dtm_bytes(&self) -> u64 {
+        let dtm = &self.files[Metric::Dtm as usize - 1];
+        dtm.loaded_bytes() + self.wdl.as_ref().map_or(0, TableFile::loaded_bytes)
+    }
+
+    /// Holds the WDL and DTM files decompressed in memory: what a build reads of its
+    /// sub-endgames (the results and the mates of the positions its captures and promotions
+    /// reach, and of the positions around those whose DTM is left out), many times each and out
+    /// of order, so that no read decompresses a block again.
+    pub fn hold_results_and_dtm(&mut self) -> Result<(), TableError> {
+        self.files[Metric::Dtm as usize - 1].load()?;
+        match &mut self.wdl {
+            Some(f) => f.load(),
+            None => Ok(()),
+        }
+    }
+
     pub fn material(&self) -> Material {
         self.material
     }

@@ -237,11 +237,25 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     reset_peak_memory();
     let anon = AnonPeak::start();
     let start = Instant::now();
-    let subs = SubTables::new(&m, open_subs(opts.dirs(), &m)?);
-    let staging = Staging::new(&opts.dir).map_err(|e| GenError::Io(opts.dir.clone(), e))?;
-    let out = staging.dir();
     let index = EndgameIndex::new(&m);
     let layout = Layout::new(&index);
+    let mut opened = open_subs(opts.dirs(), &m)?;
+    // The values solver reads its sub-endgames' results and mates at random, many times each:
+    // held decompressed where memory allows beside its arrays, rather than decompressed again
+    // block by block (zstd) as the block cache loses them.
+    let held: u64 = opened
+        .iter()
+        .map(EndgameTables::results_and_dtm_bytes)
+        .sum();
+    if !uses_bitmaps(&m, opts) && crate::memory::check(values_solver_bytes(&layout) + held).is_ok()
+    {
+        for t in &mut opened {
+            t.hold_results_and_dtm()?;
+        }
+    }
+    let subs = SubTables::new(&m, opened);
+    let staging = Staging::new(&opts.dir).map_err(|e| GenError::Io(opts.dir.clone(), e))?;
+    let out = staging.dir();
     let total: u64 = Half::BOTH.iter().map(|&h| layout.size(h)).sum();
     let bar = &opts.progress;
     progress_style(bar, total);
