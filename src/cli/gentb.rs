@@ -20,7 +20,7 @@ pub struct GentbArgs {
     pub endgames: Vec<String>,
     /// Build every endgame of 3 to N men (kings included). On 2 cores: N=4, 35 tables, about
     /// 2.5 min and 39 MB; N=5, 145 tables, about 3 h of generation and 5 h of verification,
-    /// about 6 GB of disk, at most 4 GiB of memory.
+    /// about 6 GB of disk, at most 4.5 GiB of memory.
     #[arg(long, value_parser = clap::value_parser!(u8).range(3..=5))]
     pub men: Option<u8>,
     /// Directory of the table files (default: the engine's table directory). Created if
