@@ -10,6 +10,7 @@ use super::file::{
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
 use super::one_ply::{dtm_value, set_position, zeroing_values, Endgames};
+use super::plies::RULE50_PLIES;
 use crate::chess::Position;
 use crate::memory::HugeArray;
 use rayon::prelude::*;
@@ -501,17 +502,9 @@ struct HalfScan {
 impl HalfScan {
     fn of(z: &[TbValue], z50: &[TbValue]) -> HalfScan {
         let top = |v: &[TbValue]| v.iter().map(|x| x.raw()).max().unwrap_or(0);
-        let deepest50 = z50
-            .iter()
-            .filter_map(|v| match v.outcome() {
-                Outcome::Win(n) | Outcome::Loss(n) => Some(n),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(0);
         HalfScan {
             max_raw: [top(z), top(z50)],
-            deepest50,
+            deepest50: deepest_depth(z50),
             differs: z != z50,
         }
     }
@@ -525,14 +518,35 @@ impl HalfScan {
     }
 }
 
+/// The deepest DTZ50 win or loss of `values`, in plies (0 if none): the DTZ50 header's
+/// `max_depths`. None is deeper than the rule's 100 plies: a deeper value read back from a
+/// file of differences is a broken entry's, stored as DTZ's (a neighbour's value), and
+/// does not count.
+pub fn deepest_depth(values: &[TbValue]) -> u16 {
+    values
+        .iter()
+        .filter_map(|v| match v.outcome() {
+            Outcome::Win(n) | Outcome::Loss(n) if n <= RULE50_PLIES => Some(n),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// The WDL file's value of an entry whose DTZ and DTZ50 values are `dtz` and `dtz50`.
+pub fn result_value(dtz: TbValue, dtz50: TbValue) -> TbValue {
+    Wdl5::of(dtz, dtz50).map_or(TbValue::BROKEN, |r| TbValue::from_raw(r.code()))
+}
+
 /// Writes `writers` from DTZ's and DTZ50's values of every entry of `halves`, in index order:
 /// each half begun and ended in all of them, `push` handed the values a group of chunks at a
-/// time (read in parallel; DTZ50's only if `need50`, else empty). Returns each half's scan
-/// (`HalfScan`, of DTZ alone without `need50`).
+/// time (read in parallel; DTZ50's only if `need50`, else empty). With `scan`, returns each
+/// half's `HalfScan` (of DTZ alone without `need50`); else default ones.
 fn write_from_zeroing(
     files: &[TableFile; 2],
     halves: &[Half],
     need50: bool,
+    scan: bool,
     writers: &mut [TableWriter],
     mut push: impl FnMut(&mut [TableWriter], &[TbValue], &[TbValue]) -> Result<(), TableError>,
 ) -> Result<[HalfScan; 2], TableError> {
@@ -549,7 +563,11 @@ fn write_from_zeroing(
                 .into_par_iter()
                 .map(|c| {
                     let [z, z50] = zeroing_values_of(files, h, c..(c + CHUNK).min(size), need50)?;
-                    let scan = HalfScan::of(&z, if need50 { &z50 } else { &z });
+                    let scan = if scan {
+                        HalfScan::of(&z, if need50 { &z50 } else { &z })
+                    } else {
+                        HalfScan::default()
+                    };
                     Some(([z, z50], scan))
                 })
                 .collect();
@@ -592,11 +610,9 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<ZeroingScan, TableEr
     )?;
     let mut writers = [w];
     let mut codes = Vec::new();
-    let scans = write_from_zeroing(&files, halves, true, &mut writers, |w, z, z50| {
+    let scans = write_from_zeroing(&files, halves, true, true, &mut writers, |w, z, z50| {
         codes.clear();
-        codes.extend(z.iter().zip(z50).map(|(&v, &v50)| {
-            Wdl5::of(v, v50).map_or(TbValue::BROKEN, |r| TbValue::from_raw(r.code()))
-        }));
+        codes.extend(z.iter().zip(z50).map(|(&v, &v50)| result_value(v, v50)));
         w[0].push(&codes, None)
     })?;
     let [w] = writers;
@@ -649,7 +665,7 @@ pub fn finish_zeroing(
     };
     // DTZ of both sides first: the half kept is the one that compresses smaller as stored.
     let mut dtz = [writer(Metric::Dtz, stored)?];
-    write_from_zeroing(&files, stored, false, &mut dtz, |w, z, _| {
+    write_from_zeroing(&files, stored, false, false, &mut dtz, |w, z, _| {
         w[0].push(z, None)
     })?;
     let [dtz] = dtz;
@@ -677,7 +693,7 @@ pub fn finish_zeroing(
         None => stored.to_vec(),
     };
     let mut dtz50 = [writer(Metric::Dtz50, &halves)?];
-    write_from_zeroing(&files, &halves, true, &mut dtz50, |w, z, z50| {
+    write_from_zeroing(&files, &halves, true, false, &mut dtz50, |w, z, z50| {
         w[0].push(z50, Some(z))
     })?;
     let [mut dtz50] = dtz50;

@@ -21,7 +21,8 @@
 //!   checked again only when its last quiet move is found to lose (`bitmaps::Counting`). When the
 //!   solves are over, the values of the metrics are put together one Nalimov king block at a time (its
 //!   entries are one run of the layout, the same kings), summed up and compressed straight
-//!   into the three files (`file::TableWriter`): an entry is decoded and numbered in
+//!   into the four files in their final form (`file::TableWriter`: the results, and the three
+//!   distances depth-coded beside them): an entry is decoded and numbered in
 //!   Nalimov's index once for all the metrics, and no half is held whole or staged on disk.
 //!   Staging the values in mapped files instead (2 bytes an entry a metric: KRBKNN 21.7 GB,
 //!   more than the page cache holds beside a build) took KBBKNN 261.7 s for the DTZ50 solve,
@@ -52,7 +53,7 @@ mod summary;
 pub mod verify;
 
 use crate::egtb::file::{
-    write_compact, Compression, FileSpec, Metric, TableError, TableWriter, TbValue,
+    write_compact, Compression, FileSpec, Metric, TableError, TableWriter, TbValue, Wdl5,
 };
 use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
@@ -407,6 +408,9 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
             write_work(out, &m, &[Metric::Dtz50], dtz50)?;
         }
     }
+    bar.set_message(format!("{m} wdl"));
+    let scan = tables::write_wdl(out, &m)?;
+    tables::finish_zeroing(out, &m, m.men() <= tables::ONE_SIDE_MAX_MEN, &scan)?;
     finish(
         m,
         opts,
@@ -435,9 +439,6 @@ fn finish(
 ) -> Result<TableSummary, GenError> {
     let out = staging.dir();
     let bar = &opts.progress;
-    bar.set_message(format!("{m} wdl"));
-    let scan = tables::write_wdl(out, &m)?;
-    tables::finish_zeroing(out, &m, m.men() <= tables::ONE_SIDE_MAX_MEN, &scan)?;
     let seconds = start.elapsed().as_secs_f64();
     let peak_bytes = peak_memory_bytes();
     reset_peak_memory();
@@ -484,7 +485,7 @@ type Solved = ([Option<HalfSummary>; 2], [f64; 2], Dtz50Method);
 
 /// Builds the three tables of the pawnless endgame `m` with the bitmap solver into `out`
 /// (`bitmaps`): DTM, DTZ and, where the rule needs it, DTZ50 solved one after the other, then
-/// their values put together, summed up and written into the three files block by block.
+/// their values put together, summed up and written into the four files block by block.
 fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     m: &Material,
     subs: &SubTables,
@@ -531,7 +532,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         _ => None,
     };
     // DTZ50 has values of its own only when it was solved; otherwise it is DTZ, or DTZ capped
-    // at the rule. The three files are written as the values are put together, block by block.
+    // at the rule.
     let capped = method == Dtz50Method::DtzCapped;
     let dtz50_of = |v: TbValue| {
         if capped {
@@ -540,6 +541,10 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
             v
         }
     };
+    // The files are written in their final form as the values are put together: the results
+    // (WDL), and the distances depth-coded beside them. Writing DTZ and DTZ50 first as values
+    // and then reading them back for the WDL file and the depth-coded ones (as `write_compact`
+    // does for the values solver) compressed each twice and read it three times more.
     let file = |metric: Metric, max_raw: u16| {
         TableWriter::create(
             out,
@@ -551,13 +556,13 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
                 compression: Compression::Zstd,
                 unmark_broken: true,
                 delta: metric == Metric::Dtz50,
-                // As `write_compact`: DTZ and DTZ50 are depth-coded once the WDL file is.
-                depths: metric == Metric::Dtm,
+                depths: metric != Metric::Wdl,
             },
         )
     };
     let mut files = [
         file(Metric::Dtm, dtm.max_raw(Metric::Dtm, |v| v))?,
+        file(Metric::Wdl, Wdl5::Win.code())?,
         file(Metric::Dtz, dtz.max_raw(Metric::Dtz, |v| v))?,
         file(
             Metric::Dtz50,
@@ -584,8 +589,10 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         });
     }
     let mut halves: [Option<HalfSummary>; 2] = [None, None];
+    let mut deepest50 = [0u16; 2];
     let mut open = None;
     let mut capped_values = Vec::new();
+    let mut results = Vec::new();
     let log_err = |e| GenError::Io(out.to_path_buf(), e);
     bitmaps::assemble(layout, &parts, log_err, |h, values| {
         if open != Some(h) {
@@ -608,33 +615,55 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
                 &capped_values[..]
             }
         };
-        // The three files are compressed side by side, and the block summed up beside them,
-        // not one after the other while the other threads wait for the next blocks.
-        let [fm, fz, f50] = &mut files;
-        let (m, (z, (z50, block))) = rayon::join(
-            || fm.push(dtm, None),
+        results.clear();
+        results.par_extend(
+            dtz.par_iter()
+                .zip(dtz50)
+                .map(|(&v, &v50)| tables::result_value(v, v50)),
+        );
+        // The files are compressed side by side, and the block summed up beside them, not one
+        // after the other while the other threads wait for the next blocks.
+        let [fm, fw, fz, f50] = &mut files;
+        let ((m, w), (z, (z50, (block, deepest)))) = rayon::join(
+            || rayon::join(|| fm.push(dtm, None), || fw.push(&results, None)),
             || {
                 rayon::join(
                     || fz.push(dtz, None),
                     || {
                         rayon::join(
                             || f50.push(dtz50, Some(dtz)),
-                            || summary::summarise_block(dtm, dtz, dtz50),
+                            || {
+                                (
+                                    summary::summarise_block(dtm, dtz, dtz50),
+                                    tables::deepest_depth(dtz50),
+                                )
+                            },
                         )
                     },
                 )
             },
         );
         m?;
+        w?;
         z?;
         z50?;
         let s = halves[h as usize].get_or_insert_with(HalfSummary::default);
         *s = std::mem::take(s).merge(block);
+        deepest50[h as usize] = deepest50[h as usize].max(deepest);
         Ok::<(), GenError>(())
     })?;
-    for mut f in files {
+    // An index of one half holds both sides to move in it.
+    if let [h] = index.stored_halves() {
+        deepest50 = [deepest50[*h as usize]; 2];
+    }
+    let [dtm_file, wdl_file, dtz_file, mut dtz50_file] = files;
+    dtz50_file.record_max_depths(deepest50);
+    for mut f in [dtm_file, wdl_file, dtz_file, dtz50_file] {
         f.end_half()?;
         f.finish()?;
+    }
+    if m.men() <= tables::ONE_SIDE_MAX_MEN {
+        EndgameTables::open(out, m)?.keep_one_side(out)?;
     }
     Ok((halves, split_seconds, method))
 }

@@ -75,10 +75,10 @@ impl TbPosition {
     #[inline(always)]
     pub fn transformed(&self, sym: Symmetry) -> TbPosition {
         let mut p = *self;
-        for c in 0..2 {
-            for t in 0..6 {
-                p.pieces[c][t] = sym.bitboard(self.pieces[c][t]);
-            }
+        // Most of the twelve boards are empty, and a symmetry leaves an empty board so: the
+        // six-man generator reflects every position with both kings on a long diagonal.
+        for b in p.pieces.iter_mut().flatten().filter(|b| b.0 != 0) {
+            *b = sym.bitboard(*b);
         }
         p.ep = self.ep.map(|s| sym.square(s));
         p
