@@ -533,6 +533,15 @@ pub fn deepest_depth(values: &[TbValue]) -> u16 {
         .unwrap_or(0)
 }
 
+/// The deepest DTZ50 of each side to move (the DTZ50 header's `max_depths`) from the deepest of
+/// each half: an index that stores one half (`stored`) holds both sides to move in it.
+pub fn deepest_by_side(stored: &[Half], deepest: [u16; 2]) -> [u16; 2] {
+    match stored {
+        [h] => [deepest[*h as usize]; 2],
+        _ => deepest,
+    }
+}
+
 /// The WDL file's value of an entry whose DTZ and DTZ50 values are `dtz` and `dtz50`.
 pub fn result_value(dtz: TbValue, dtz50: TbValue) -> TbValue {
     Wdl5::of(dtz, dtz50).map_or(TbValue::BROKEN, |r| TbValue::from_raw(r.code()))
@@ -638,11 +647,7 @@ pub fn finish_zeroing(
     let stored = EndgameIndex::new(&m).stored_halves();
     let max_raw = scan.halves.map(|h| h.max_raw);
     let differs = stored.iter().any(|&h| scan.halves[h as usize].differs);
-    // An index of one half holds both sides to move in it.
-    let max_depth50 = match stored {
-        [h] => [scan.halves[*h as usize].deepest50; 2],
-        _ => scan.halves.map(|h| h.deepest50),
-    };
+    let max_depth50 = deepest_by_side(stored, scan.halves.map(|h| h.deepest50));
     let writer = |metric: Metric, halves: &[Half]| {
         let max_raw = halves
             .iter()

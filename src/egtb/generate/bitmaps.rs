@@ -131,7 +131,14 @@ impl<const P: usize> Bits<P> {
     fn set(&self, plane: usize, i: u64) -> bool {
         let m = 1u64 << (i % 64);
         let w = (i / 64) as usize;
-        let fresh = self.word(plane, w).fetch_or(m, Relaxed) & m == 0;
+        let word = self.word(plane, w);
+        // Most entries a pass reaches were reached before: a plain load finds their bit set
+        // without a locked instruction, which would also hold back the loads behind it. (Bits
+        // are cleared only by `drain`, while nothing sets them.)
+        if word.load(Relaxed) & m != 0 {
+            return false;
+        }
+        let fresh = word.fetch_or(m, Relaxed) & m == 0;
         // A bit already set lies in a marked block (the invariant); a fresh one marks its own.
         if fresh {
             let (flags, bit) = self.flags(plane, w / BLOCK_WORDS);
@@ -870,14 +877,21 @@ impl BitmapSolver<'_> {
         idx: u64,
         pos: &TbPosition,
         legal: &Legality,
+        succ_bits: &HalfBits,
         mut f: impl FnMut(u64) -> bool,
     ) -> bool {
         if self.layout.unmoves_by_squares(idx, pos) {
             for_each_quiet_set(pos, legal, |kind, from, tos| {
-                let mut go_on = true;
-                self.layout
-                    .succ_entries(idx, pos, kind, from, tos, |i| go_on &= f(i));
-                go_on
+                // A man's successors lie all over the other half: their lines are asked for
+                // together, so that the misses overlap (a queen: 27 of them).
+                let mut entries = [0u64; 32];
+                let mut count = 0;
+                self.layout.succ_entries(idx, pos, kind, from, tos, |i| {
+                    succ_bits.bits.prefetch(i);
+                    entries[count] = i;
+                    count += 1;
+                });
+                entries[..count].iter().fold(true, |go_on, &i| f(i) & go_on)
             })
         } else {
             for_each_quiet(pos, |succ, kind| {
@@ -897,7 +911,7 @@ impl BitmapSolver<'_> {
         let sb = &bits[Half::of(!pos.stm) as usize];
         let next = sb.next();
         let mut open = 0u8;
-        self.quiet_entries(idx, pos, &Legality::of(pos), |i| {
+        self.quiet_entries(idx, pos, &Legality::of(pos), sb, |i| {
             open += !matches!(sb.bits.get2(WON, next, i), (true, false)) as u8;
             true
         });
@@ -920,7 +934,7 @@ impl BitmapSolver<'_> {
         let next = sb.next();
         let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
         let legal = Legality::of(pos);
-        let quiet = quiet_lose || self.quiet_entries(idx, pos, &legal, won);
+        let quiet = quiet_lose || self.quiet_entries(idx, pos, &legal, sb, won);
         quiet
             && for_each_conversion(pos, &legal, |succ, class| {
                 let MoveClass::Convert { captured, promoted } = class else {

@@ -652,12 +652,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         deepest50[h as usize] = deepest50[h as usize].max(deepest);
         Ok::<(), GenError>(())
     })?;
-    // An index of one half holds both sides to move in it.
-    if let [h] = index.stored_halves() {
-        deepest50 = [deepest50[*h as usize]; 2];
-    }
     let [dtm_file, wdl_file, dtz_file, mut dtz50_file] = files;
-    dtz50_file.record_max_depths(deepest50);
+    dtz50_file.record_max_depths(tables::deepest_by_side(index.stored_halves(), deepest50));
     for mut f in [dtm_file, wdl_file, dtz_file, dtz50_file] {
         f.end_half()?;
         f.finish()?;
