@@ -163,10 +163,8 @@ pub struct Layout<'a> {
     group_of: [[usize; 6]; 2],
     /// What one step of Black's king is worth in the entry number.
     bk_weight: u64,
-    /// The radix of each digit of a plain entry (see `digits`); unused digits 1.
-    radices: Digits,
-    /// The radices of the digits used, for dividing by.
-    divisors: Vec<Radix>,
+    /// The radix of each digit of a plain entry (see `digits`).
+    radices: Vec<Radix>,
     /// Entries of the plain part (per half).
     plain: u64,
     /// Nalimov main-zone size and e.p. entries, per half (0 when this half keeps none).
@@ -215,22 +213,17 @@ impl<'a> Layout<'a> {
             main[h as usize] = mz;
             ep_len[h as usize] = nalimov.size(h).saturating_sub(mz);
         }
-        let mut radices = [1; MAX_DIGITS];
-        radices[0] = if pawns { 32 } else { 10 };
-        radices[1] = 64;
-        for (r, g) in radices[2..].iter_mut().zip(&groups) {
-            *r = g.radix as u32;
-        }
-        let divisors = radices[..2 + groups.len()]
-            .iter()
-            .map(|&r| Radix::new(r as u64))
+        let kings = [if pawns { 32 } else { 10 }, 64];
+        let radices = kings
+            .into_iter()
+            .chain(groups.iter().map(|g| g.radix))
+            .map(Radix::new)
             .collect();
         Layout {
             nalimov,
             pawns,
             symmetric,
             radices,
-            divisors,
             groups,
             group_of,
             bk_weight,
@@ -542,9 +535,9 @@ impl<'a> Layout<'a> {
                     .filter(|pos| self.valid(h, idx, pos));
                 f(idx, pos.as_ref());
                 // The next entry: the last digit counts up, carrying into the ones before.
-                for (d, &radix) in digits.iter_mut().zip(&self.radices).rev() {
+                for (d, radix) in digits.iter_mut().zip(&self.radices).rev() {
                     *d += 1;
-                    if *d < radix {
+                    if (*d as u64) < radix.value {
                         break;
                     }
                     *d = 0;
@@ -606,7 +599,7 @@ impl<'a> Layout<'a> {
     fn digits(&self, idx: u64) -> Digits {
         let mut d = [0u32; MAX_DIGITS];
         let mut x = idx;
-        for (d, radix) in d.iter_mut().zip(&self.divisors).rev() {
+        for (d, radix) in d.iter_mut().zip(&self.radices).rev() {
             (x, *d) = radix.div_rem(x);
         }
         d
