@@ -43,8 +43,8 @@ pub struct GentbArgs {
     /// memory, about twice the time (for benchmarks and comparisons).
     #[arg(long)]
     pub bitmaps: bool,
-    /// Solve in bitmaps without un-move counters, by Thompson's checks alone, as the largest
-    /// six-man endgames are solved (for comparisons).
+    /// Solve in bitmaps without un-move counters, by Thompson's checks alone (for
+    /// comparisons).
     #[arg(long)]
     pub no_counters: bool,
     /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.

@@ -12,14 +12,14 @@
 //!   lost once every move leads to a win resolved no deeper than n: Thompson's forward check
 //!   (`all_moves_lose`), in the successors' bits and, for captures, the sub-tables;
 //! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
-//!   checks for 16 M losses). Where a byte an entry fits beside the bitmaps under 16 GiB
-//!   (`Counting`), a half keeps a counter: the first check of an entry counts its quiet moves
-//!   not yet known to lose, each later win of a successor counts it down, and the entry is
-//!   checked again only when it reaches zero, and then only its captures. Counting every
-//!   entry's moves in a pass of its own before the solve cost more than it saved (KBBKNN);
-//!   counted at the first check, an entry that is never a candidate costs nothing. KRBKNN has
-//!   room for one half (the side with less material, which does most of the losing), KQRKBN
-//!   for none;
+//!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
+//!   (`Counting`, `Nibbles`), a half keeps a counter: the first check of an entry with at most
+//!   13 quiet moves not yet known to lose counts them, each later win of a successor counts
+//!   it down, and the entry is checked again only when it reaches zero, and then only its
+//!   captures. Counting every entry's moves in a pass of its own before the solve cost more
+//!   than it saved (KBBKNN); counted at a check, an entry that is never a candidate costs
+//!   nothing. KBBKNN and KRBKNN have room for both halves, KQRKBN for one (the side with less
+//!   material, which does most of the losing);
 //! - a later solve of the endgame knows which entries the first lost (`BitmapSolver::earlier`)
 //!   and makes no other a candidate;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
@@ -255,7 +255,7 @@ impl<'a> Reached<'a> {
             }
             self.state.cand.prefetch(i);
             if let Some(c) = &self.state.counters[h as usize] {
-                prefetch(&c[i as usize]);
+                c.prefetch(i);
             }
         }
         self.entries[self.count] = (h, i);
@@ -350,9 +350,11 @@ struct PassState {
 /// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
 /// four planes and `losable`), one candidate bit per entry of the larger half, and four bytes
 /// per entry of each sub-table half that seeds it (counted as if every entry were decided).
+/// The bitmaps count only the pages the solve touches (`touched_bytes`).
 pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
-    let words = |h: Half| layout.size(h).div_ceil(64) * 8;
-    let bits = 5 * (words(Half::Wtm) + words(Half::Btm)) + words(Half::Wtm).max(words(Half::Btm));
+    let [w, b] = Half::BOTH.map(|h| 5 * touched_bytes(layout, h, 1));
+    let cand = Half::BOTH.map(|h| touched_bytes(layout, h, 1));
+    let bits = w + b + cand[0].max(cand[1]);
     let mut seeds = 0;
     for mover in Color::BOTH {
         for captured in [
@@ -372,6 +374,23 @@ pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
         }
     }
     bits + seeds
+}
+
+/// The pages that an array of `bits` bits an entry over half `h` of `layout` has touched at
+/// most, in bytes: those of the live runs (`Layout::live_runs`), rounded out to the huge pages
+/// (2 MiB) that `HugeArray` asks for. Interleaved planes (`Bits`) count as one array of their
+/// bits together: the same bytes.
+fn touched_bytes(layout: &Layout, h: Half, bits: u64) -> u64 {
+    const PAGE: u64 = 2 << 20;
+    let mut total = 0;
+    let mut end_so_far = 0;
+    for run in layout.live_runs(h) {
+        let start = (run.start * bits / 8 / PAGE * PAGE).max(end_so_far);
+        let end = (run.end * bits).div_ceil(8).div_ceil(PAGE) * PAGE;
+        total += end.saturating_sub(start);
+        end_so_far = end_so_far.max(end);
+    }
+    total
 }
 
 /// Where the seeds of a solve come from (`Seeds` without the entries).
@@ -484,7 +503,7 @@ pub struct BitmapSolver<'a> {
     /// DTZ50 turns some losses into draws): no other entry is ever a candidate, so the passes
     /// check no drawn or won entry move by move, as they do for DTM, again and again.
     pub earlier: Option<&'a Resolved>,
-    /// Which halves keep an un-move counter (a byte) per entry (`counters`).
+    /// Which halves keep an un-move counter (four bits) per entry (`counters`).
     pub counting: Counting,
 }
 
@@ -542,7 +561,7 @@ impl BitmapSolver<'_> {
     /// candidates). Without a counter, a predecessor of a win is checked move by move each time
     /// one of its successors is won (KBBKN's DTM: 125 M checks for 16 M losses); with one, only
     /// when its last quiet move is found to lose.
-    fn counters(&self, bits: &[HalfBits; 2]) -> Counters {
+    fn counters(&self) -> Counters {
         let mut out: Counters = [None, None];
         if self.counting == Counting::Off {
             return out;
@@ -557,9 +576,9 @@ impl BitmapSolver<'_> {
             if matches!(self.counting, Counting::Only(only) if only != h) {
                 continue;
             }
-            let size = bits[h as usize].bits.plane_words as u64 * 64;
+            let size = touched_bytes(self.layout, h, 4);
             if size <= room {
-                if let Ok(c) = HugeArray::zeroed(size as usize) {
+                if let Ok(c) = Nibbles::new(self.layout.size(h)) {
                     out[h as usize] = Some(c);
                     room -= size;
                 }
@@ -670,7 +689,7 @@ impl BitmapSolver<'_> {
             }
         }
 
-        let counters = self.counters(&bits);
+        let counters = self.counters();
         let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let mut state = PassState {
             bits,
@@ -691,19 +710,25 @@ impl BitmapSolver<'_> {
             if let Some(earlier) = self.earlier {
                 earlier.log.for_each_at_depth(h, 0, mated).map_err(io)?;
             } else {
-                let size = layout.size(h);
-                (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|c| {
-                    layout.scan(
-                        h,
-                        c * CHUNK..((c + 1) * CHUNK).min(size),
-                        &|idx: u64, pos: Option<&TbPosition>| {
-                            if let Some(pos) = pos {
-                                if in_check(pos) && for_each_move(pos, |_, _| false) {
-                                    mated(idx);
-                                }
-                            }
-                        },
-                    );
+                // Only the live runs hold positions: KQRKBN's scan skips over a quarter of its
+                // entries.
+                let runs: Vec<_> = layout.live_runs(h).collect();
+                runs.par_iter().for_each(|run| {
+                    (run.start / CHUNK..run.end.div_ceil(CHUNK))
+                        .into_par_iter()
+                        .for_each(|c| {
+                            layout.scan(
+                                h,
+                                (c * CHUNK).max(run.start)..((c + 1) * CHUNK).min(run.end),
+                                &|idx: u64, pos: Option<&TbPosition>| {
+                                    if let Some(pos) = pos {
+                                        if in_check(pos) && for_each_move(pos, |_, _| false) {
+                                            mated(idx);
+                                        }
+                                    }
+                                },
+                            );
+                        });
                 });
             }
             log.append(h, 0, b.bits.plane(b.now)).map_err(io)?;
@@ -841,16 +866,19 @@ impl BitmapSolver<'_> {
                     return 0;
                 }
                 let pos = self.layout.decode_valid(ph, pi);
-                let lose = match counted.map(|c| (c, c[pi as usize].load(Relaxed))) {
+                let lose = match counted.map(|c| (c, c.get(pi))) {
                     None | Some((_, UNCOUNTABLE)) => self.all_moves_lose(bits, pi, &pos, n, false),
                     Some((c, NOT_COUNTED)) => {
                         if self.layout.no_symmetric_neighbours(&pos) {
-                            // Counted once; later wins of its successors count it down.
+                            // Counted once it is small enough; later wins of its successors
+                            // count it down.
                             let open = self.quiet_not_lost(bits, pi, &pos);
-                            c[pi as usize].store(left(open), Relaxed);
+                            if open <= MAX_OPEN {
+                                c.start(pi, left(open));
+                            }
                             open == 0 && self.all_moves_lose(bits, pi, &pos, n, true)
                         } else {
-                            c[pi as usize].store(UNCOUNTABLE, Relaxed);
+                            c.start(pi, UNCOUNTABLE);
                             self.all_moves_lose(bits, pi, &pos, n, false)
                         }
                     }
@@ -906,14 +934,15 @@ impl BitmapSolver<'_> {
 
     /// How many quiet moves of `pos` (the entry `idx`, every stabiliser 1) do not lead to a
     /// position its opponent wins, resolved no deeper than the pass (in this pass, the plane of
-    /// depth n + 1 holds every later win).
+    /// depth n + 1 holds every later win); once past `MAX_OPEN`, more than `MAX_OPEN`: a count
+    /// a counter cannot hold is not finished.
     fn quiet_not_lost(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition) -> u8 {
         let sb = &bits[Half::of(!pos.stm) as usize];
         let next = sb.next();
         let mut open = 0u8;
         self.quiet_entries(idx, pos, &Legality::of(pos), sb, |i| {
             open += !matches!(sb.bits.get2(WON, next, i), (true, false)) as u8;
-            true
+            open <= MAX_OPEN
         });
         open
     }
@@ -976,13 +1005,13 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
     let last = match &r.state.counters[ph as usize] {
         None => true,
         Some(c) => {
-            let count = c[pi as usize].load(Relaxed);
+            let count = c.get(pi);
             if count == NOT_COUNTED || count == UNCOUNTABLE {
                 true
             } else if r.seeding {
                 count == left(0)
             } else {
-                let before = c[pi as usize].fetch_sub(1, Relaxed);
+                let before = c.count_down(pi);
                 debug_assert!(before > left(0), "more un-moves than moves into entry {pi}");
                 before == left(1)
             }
@@ -996,13 +1025,65 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
 
 /// Per half, optionally, an un-move counter per entry (`BitmapSolver::counters`): how many of
 /// its quiet moves are not yet known to lose, counted the first time it is checked.
-type Counters = [Option<HugeArray<AtomicU8>>; 2];
+type Counters = [Option<Nibbles>; 2];
 
-/// A counter not yet started: the entry was never checked.
+/// A four-bit counter per entry, two to a byte: half the memory of a byte each, so that
+/// KQRKBN's losing half has room for them beside its bitmaps. A count above `MAX_OPEN` is not
+/// kept (the entry stays `NOT_COUNTED` and is checked move by move until it is small enough):
+/// the entries that matter are those near their loss, with few moves left open.
+pub struct Nibbles {
+    bytes: HugeArray<AtomicU8>,
+}
+
+impl Nibbles {
+    fn new(entries: u64) -> Result<Nibbles, OutOfMemory> {
+        Ok(Nibbles {
+            bytes: HugeArray::zeroed(entries.div_ceil(2) as usize)?,
+        })
+    }
+
+    #[inline(always)]
+    fn at(&self, i: u64) -> (&AtomicU8, u32) {
+        (&self.bytes[(i / 2) as usize], (i % 2) as u32 * 4)
+    }
+
+    #[inline(always)]
+    fn get(&self, i: u64) -> u8 {
+        let (b, shift) = self.at(i);
+        b.load(Relaxed) >> shift & 0xF
+    }
+
+    /// Sets the counter of an entry that is `NOT_COUNTED` (zero) to `v`. An or, not a store:
+    /// another thread may be setting the other entry of the byte.
+    #[inline(always)]
+    fn start(&self, i: u64, v: u8) {
+        debug_assert!(v <= 0xF && self.get(i) == NOT_COUNTED);
+        let (b, shift) = self.at(i);
+        b.fetch_or(v << shift, Relaxed);
+    }
+
+    /// Counts entry `i` down by one; its value before. The count is at least `left(1)`, so
+    /// nothing borrows from the other entry of the byte.
+    #[inline(always)]
+    fn count_down(&self, i: u64) -> u8 {
+        let (b, shift) = self.at(i);
+        b.fetch_sub(1 << shift, Relaxed) >> shift & 0xF
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, i: u64) {
+        prefetch(&self.bytes[(i / 2) as usize]);
+    }
+}
+
+/// A counter not yet started: the entry was never checked, or had more than `MAX_OPEN` quiet
+/// moves open when it was.
 const NOT_COUNTED: u8 = 0;
 /// A counter not kept: near a long diagonal a successor may be its own mirror image and reach
 /// its predecessor twice; such entries are checked move by move every time.
-const UNCOUNTABLE: u8 = u8::MAX;
+const UNCOUNTABLE: u8 = 0xF;
+/// The most open quiet moves a counter holds.
+const MAX_OPEN: u8 = UNCOUNTABLE - 2;
 
 /// The counter of an entry with `n` quiet moves not yet known to lose.
 #[inline(always)]
@@ -1183,6 +1264,54 @@ mod tests {
             .expect("endgames");
         assert!(most <= 16 << 30, "{largest}: {} MiB", most >> 20);
         assert!(most >= 8 << 30, "{largest}: {} MiB", most >> 20);
+        // The largest endgame of two against two still has room for the counters of its
+        // losing half (Black to move).
+        let kqrkbn = Material::parse("KQRKBN").unwrap();
+        let index = crate::egtb::index::EndgameIndex::new(&kqrkbn);
+        let layout = Layout::new(&index);
+        let solve = memory_bytes(&layout, &kqrkbn);
+        let counters = touched_bytes(&layout, Half::Btm, 4);
+        assert!(
+            solve + counters <= MEMORY_CAP && solve + 2 * counters > MEMORY_CAP,
+            "{} + {} MiB",
+            solve >> 20,
+            counters >> 20
+        );
+    }
+
+    /// A bitmap over a half touches only the pages of its live king placements: about 70% of
+    /// KQRKBN's layout, whose king placements each span whole huge pages; the runs are in
+    /// order, and every valid entry lies in one.
+    #[test]
+    fn live_runs_hold_every_valid_entry() {
+        let kqrkbn = Material::parse("KQRKBN").unwrap();
+        let index = crate::egtb::index::EndgameIndex::new(&kqrkbn);
+        let layout = Layout::new(&index);
+        let full = layout.size(Half::Wtm).div_ceil(8);
+        let touched = touched_bytes(&layout, Half::Wtm, 1);
+        assert!(
+            touched * 10 > full * 6 && touched * 10 < full * 8,
+            "{touched} of {full}"
+        );
+        let krk = Material::parse("KRKN").unwrap();
+        let index = crate::egtb::index::EndgameIndex::new(&krk);
+        let layout = Layout::new(&index);
+        for h in Half::BOTH {
+            let runs: Vec<_> = layout.live_runs(h).collect();
+            assert!(runs.windows(2).all(|w| w[0].end <= w[1].start));
+            let mut valid = 0;
+            layout.scan(
+                h,
+                0..layout.size(h),
+                &mut |idx: u64, pos: Option<&TbPosition>| {
+                    if pos.is_some() {
+                        valid += 1;
+                        assert!(runs.iter().any(|r| r.contains(&idx)), "{h:?} {idx}");
+                    }
+                },
+            );
+            assert!(valid > 0);
+        }
     }
 
     /// A drain calls back every set bit of its plane once, in any block, and leaves that plane

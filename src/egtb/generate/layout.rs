@@ -793,6 +793,28 @@ impl<'a> Layout<'a> {
         (0..self.plain / run).map(move |k| (self.nalimov_kings(h, k * run), k * run..(k + 1) * run))
     }
 
+    /// The runs of entries (in order) whose kings can stand as they do: apart, White's in the
+    /// triangle and, on the long diagonal, Black's on or below it; and the e.p. part. No valid
+    /// entry lies outside them, so a bitmap over a half touches only their pages (KQRKBN:
+    /// about 70% of the layout).
+    pub fn live_runs(&self, h: Half) -> impl Iterator<Item = std::ops::Range<u64>> + '_ {
+        debug_assert!(!self.pawns, "pawnless");
+        let run = self.bk_weight;
+        let kings = TRIANGLE
+            .iter()
+            .flat_map(|&wk| (0..64u8).map(move |bk| (wk, bk)));
+        kings
+            .enumerate()
+            .filter(|&(_, (wk, bk))| {
+                let (wk, bk) = (Square(wk), Square(bk));
+                !king_attacks(wk).contains(bk)
+                    && wk != bk
+                    && (wk.file() != wk.rank() || bk.file() >= bk.rank())
+            })
+            .map(move |(k, _)| k as u64 * run..(k as u64 + 1) * run)
+            .chain(std::iter::once(self.plain..self.size(h)).filter(|r| !r.is_empty()))
+    }
+
     /// Where entry `idx` of half `h` lies among Nalimov's king blocks: its kings normalised as
     /// Nalimov's index places them, the side to move's first (ascending in the order of the
     /// blocks); the e.p. part after every block.

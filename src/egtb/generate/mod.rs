@@ -17,7 +17,7 @@
 //!   nothing of a solve stays in memory after it. DTM is solved first; DTZ and DTZ50 take its
 //!   mates and, in one more bit an entry, its losses: only those can be lost, so their passes
 //!   check no other entry move by move (KBBKN's DTZ: 22% less time). Where the memory
-//!   allows, a half also keeps a counter (a byte) an entry, so that an entry once checked is
+//!   allows, a half also keeps a counter (four bits) an entry, so that an entry once counted is
 //!   checked again only when its last quiet move is found to lose (`bitmaps::Counting`). When the
 //!   solves are over, the values of the metrics are put together one Nalimov king block at a time (its
 //!   entries are one run of the layout, the same kings), summed up and compressed straight
@@ -30,8 +30,9 @@
 //!   DTZ50 is put together only when it was solved; otherwise it is DTZ, or DTZ capped at
 //!   the rule, written from DTZ's values block by block. Measured: KBBKN 192 MiB of anonymous
 //!   memory against 589 MiB in values, files identical; KBBKNN about 3 GiB. Every pawnless
-//!   six-man endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 15.2 GiB, for
-//!   four different men).
+//!   six-man endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 11.5 GiB, for
+//!   four men against the bare king, counting the pages a solve touches: those of king
+//!   placements that can hold a position), with counters where room is left.
 //!
 //! Verification (`verify`) holds a table of up to five men decompressed. A six-man table would
 //! take 6 bytes an entry that way (KRBKNN: 33 GB), so it is checked half by half, in rounds by
