@@ -352,9 +352,8 @@ struct PassState {
 /// per entry of each sub-table half that seeds it (counted as if every entry were decided).
 /// The bitmaps count only the pages the solve touches (`touched_bytes`).
 pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
-    let [w, b] = Half::BOTH.map(|h| 5 * touched_bytes(layout, h, 1));
-    let cand = Half::BOTH.map(|h| touched_bytes(layout, h, 1));
-    let bits = w + b + cand[0].max(cand[1]);
+    let [w, b] = Half::BOTH.map(|h| touched_bytes(layout, h, 1));
+    let bits = 5 * (w + b) + w.max(b);
     let mut seeds = 0;
     for mover in Color::BOTH {
         for captured in [
@@ -1031,7 +1030,7 @@ type Counters = [Option<Nibbles>; 2];
 /// KQRKBN's losing half has room for them beside its bitmaps. A count above `MAX_OPEN` is not
 /// kept (the entry stays `NOT_COUNTED` and is checked move by move until it is small enough):
 /// the entries that matter are those near their loss, with few moves left open.
-pub struct Nibbles {
+struct Nibbles {
     bytes: HugeArray<AtomicU8>,
 }
 

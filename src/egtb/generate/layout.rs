@@ -807,9 +807,10 @@ impl<'a> Layout<'a> {
             .enumerate()
             .filter(|&(_, (wk, bk))| {
                 let (wk, bk) = (Square(wk), Square(bk));
+                // Both kings on the diagonal is normal too: the smaller of two numbers.
                 !king_attacks(wk).contains(bk)
                     && wk != bk
-                    && (wk.file() != wk.rank() || bk.file() >= bk.rank())
+                    && (self.kings_normal(wk, bk) || bk.file() == bk.rank())
             })
             .map(move |(k, _)| k as u64 * run..(k as u64 + 1) * run)
             .chain(std::iter::once(self.plain..self.size(h)).filter(|r| !r.is_empty()))
