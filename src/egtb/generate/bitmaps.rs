@@ -716,14 +716,12 @@ impl BitmapSolver<'_> {
                     (run.start / CHUNK..run.end.div_ceil(CHUNK))
                         .into_par_iter()
                         .for_each(|c| {
-                            layout.scan(
+                            layout.scan_mates(
                                 h,
                                 (c * CHUNK).max(run.start)..((c + 1) * CHUNK).min(run.end),
-                                &|idx: u64, pos: Option<&TbPosition>| {
-                                    if let Some(pos) = pos {
-                                        if in_check(pos) && for_each_move(pos, |_, _| false) {
-                                            mated(idx);
-                                        }
+                                |idx, pos| {
+                                    if in_check(pos) && for_each_move(pos, |_, _| false) {
+                                        mated(idx);
                                     }
                                 },
                             );
