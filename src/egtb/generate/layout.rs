@@ -558,8 +558,6 @@ impl<'a> Layout<'a> {
     /// - the side to move's own last group cannot take a king move away but by standing on its
     ///   square (its men attack no square of their own king and block only the opponent's
     ///   lines), so with the others alone the king's safe squares must all be covered.
-    ///
-    /// Pawnless six-man halves are left with a few entries in a hundred.
     pub fn scan_mates(
         &self,
         h: Half,
