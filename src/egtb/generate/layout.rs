@@ -1043,10 +1043,8 @@ mod tests {
     /// position, and only valid entries; it skips most of the others.
     #[test]
     fn scan_mates_finds_every_mate() {
-        use crate::egtb::generate::moves::for_each_move;
-        let mated = |pos: &TbPosition| {
-            pos.attacked_by(pos.king(pos.stm), !pos.stm) && for_each_move(pos, |_, _| false)
-        };
+        use crate::egtb::generate::moves::{for_each_move, in_check};
+        let mated = |pos: &TbPosition| in_check(pos) && for_each_move(pos, |_, _| false);
         for name in ["KQK", "KRKN", "KBBK", "KPKP", "KNKP", "KRBKN", "KQKNN"] {
             let m = Material::parse(name).unwrap();
             let index = EndgameIndex::new(&m);
