@@ -5,7 +5,7 @@
 //! wins wherever the 50-move rule does not turn a win into a draw.
 
 use fortress::chess::Position;
-use fortress::egtb::file::{Metric, Outcome, TbValue};
+use fortress::egtb::file::{Metric, Outcome, TbValue, SPAN_LOG2};
 use fortress::egtb::generate::table8;
 use fortress::egtb::generate::{
     gentb, open_subs, verify, Counting, Dtz50Method, GenOptions, TableSummary,
@@ -195,6 +195,30 @@ fn all_three_and_four_man_tables() {
                 .max()
                 .unwrap_or(0);
             assert_eq!(t.dtz50_max_depth(*half), Some(deepest), "{name} {half:?}");
+            // Each span's byte is the deepest of its legal entries' too, read through the
+            // bound that the verdict trusts; deeper only in a span with broken entries, which
+            // the writer leaves holding a neighbour's value.
+            let index = t.index();
+            let spans = index.size(*half).div_ceil(1 << SPAN_LOG2) as usize;
+            let (mut deepest, mut broken) = (vec![0u16; spans], vec![false; spans]);
+            let mut values = v.iter();
+            for i in 0..index.size(*half) {
+                let k = (i >> SPAN_LOG2) as usize;
+                if index.decode(*half, i).is_none() {
+                    broken[k] = true;
+                    continue;
+                }
+                let [_, _, z50] = values.next().expect("a value per legal entry");
+                if let Outcome::Win(n) | Outcome::Loss(n) = z50.outcome() {
+                    deepest[k] = deepest[k].max(n);
+                }
+            }
+            for k in 0..spans {
+                let bound = t.dtz50_depth_bound(*half, (k as u64) << SPAN_LOG2);
+                let d = deepest[k];
+                let sound = bound == Some(d) || broken[k] && bound.is_some_and(|b| b > d);
+                assert!(sound, "{name} {half:?} span {k}: {bound:?}, deepest {d}");
+            }
         }
         let want = value_hashes(&name).unwrap_or_else(|| panic!("{name}: no recorded hashes"));
         if hashes(&values) != want {
@@ -297,6 +321,25 @@ fn bitmap_solver_caps_dtz_as_the_values_solver_does() {
         .map(|h| h.dtz50_draws_of_wins)
         .sum();
     assert!(wins_drawn > 0, "the rule draws some of KBBKN's wins");
+    // Both solvers record DTZ50's depths by span of both halves, the side their files leave
+    // out included, and the same bytes but where a span holds broken entries (which hold a
+    // neighbour's value, not always the same one).
+    let [b, v] = [by_bitmaps.path(), by_values.path()]
+        .map(|d| EndgameTables::open(d, &kbbkn).expect("KBBKN opens"));
+    let index = EndgameIndex::new(&kbbkn);
+    for h in Half::BOTH {
+        for t in [&b, &v] {
+            let spans = t.file(Metric::Dtz50).expect("DTZ50").header().depth_spans;
+            assert!(spans[h as usize].is_some(), "{spans:?}");
+        }
+        for k in 0..index.size(h).div_ceil(1 << SPAN_LOG2) {
+            let first = k << SPAN_LOG2;
+            let [db, dv] = [&b, &v].map(|t| t.dtz50_depth_bound(h, first));
+            let end = (first + (1 << SPAN_LOG2)).min(index.size(h));
+            let broken = || (first..end).any(|i| index.decode(h, i).is_none());
+            assert!(db == dv || broken(), "{h:?} span {k}: {db:?} and {dv:?}");
+        }
+    }
     // The same stored codes at every legal entry, in every file: the results, DTM's and DTZ's
     // depths, DTZ50's differences. The files may differ where entries are broken (don't-care
     // codes, stored as a neighbour's): the bitmap solver writes the results and the
@@ -550,6 +593,26 @@ fn verifier_sees_one_wrong_entry() {
     let opts = options(dir.path(), false);
     let krk = Material::parse("KRK").unwrap();
     gentb(&[krk], &opts, &mut |_| {}).expect("generation");
+    // A span of DTZ50's depths made shallower than its entries (checksums made valid again).
+    let path = dir.path().join("KRK.dtz50.ftb");
+    let original = std::fs::read(&path).unwrap();
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let spans_at = u64_at(&original, 176) as usize;
+    assert!(spans_at > 0, "KRK's DTZ50 file records its depths by span");
+    let k = (spans_at..original.len())
+        .find(|&k| original[k] > 1)
+        .expect("a span with a win or a loss");
+    let mut shallow = original.clone();
+    shallow[k] -= 1;
+    let payload_hash = xxhash_rust::xxh3::xxh3_64(&shallow[256..]);
+    shallow[160..168].copy_from_slice(&payload_hash.to_le_bytes());
+    let header_hash = xxhash_rust::xxh3::xxh3_64(&shallow[..248]);
+    shallow[248..256].copy_from_slice(&header_hash.to_le_bytes());
+    std::fs::write(&path, &shallow).unwrap();
+    let r = verify_endgame(&opts, &krk).unwrap();
+    assert!(r.disagreements >= 1, "a span shallower than its entries");
+    std::fs::write(&path, &original).unwrap();
+    assert_eq!(verify_endgame(&opts, &krk).unwrap().disagreements, 0);
     // As built, DTZ is stored for one side: a wrong value there is seen (through the side
     // worked out by one ply, whose moves lead to it).
     let missing = EndgameTables::open(dir.path(), &krk)

@@ -162,7 +162,7 @@ pub fn zeroing_within(
         };
         // A zeroing move stops the count; a move that stays goes on with its position's count.
         let fits = effect.zeroes()
-            || t.dtz50_max_depth(h).is_some_and(|d| d <= room)
+            || t.dtz50_depth_bound(h, i).is_some_and(|d| d <= room)
             || match t.value_with(Metric::Dtz50, h, i, Some(r))?.outcome() {
                 Outcome::Win(n) | Outcome::Loss(n) => n <= room,
                 _ => false,

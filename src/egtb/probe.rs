@@ -308,10 +308,10 @@ impl Registry {
             Wdl5::Draw => return Some(TableVerdict::Draw),
         };
         let h = pos.halfmove_clock();
-        // As `TbProbe::wdl50`: the zeroing move must come before a claim. Most tables are
-        // shallower than the plies left (the header's deepest DTZ50): nothing to read then.
+        // As `TbProbe::wdl50`: the zeroing move must come before a claim. Most entries are
+        // shallower than the plies left (the deepest DTZ50 of their span): nothing to read then.
         let left = RULE50.saturating_sub(h);
-        if h > 0 && t.dtz50_max_depth(half).is_none_or(|d| d > left) {
+        if h > 0 && t.dtz50_depth_bound(half, idx).is_none_or(|d| d > left) {
             let kept = if t.zeroing_missing() == Some(half) {
                 zeroing_within(pos, &tb, won, left, t, self)?
             } else {

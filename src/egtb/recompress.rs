@@ -1,7 +1,8 @@
 //! `engine gentb --recompress`: rewrites an endgame's three files in the current format (zstd
 //! blocks, broken entries unmarked, depths alone with the results in the WDL file, whose values
-//! lie three to a byte, DTZ50 as differences from DTZ, up to five men DTZ and DTZ50 for one
-//! side to move, and in five-man endgames DTM too) and adds its WDL file, without generating anything. The endgame is put
+//! lie three to a byte, DTZ50 as differences from DTZ with its depths by span, up to five men
+//! DTZ and DTZ50 for one side to move, and in five-man endgames DTM too) and adds its WDL file,
+//! without generating anything. The endgame is put
 //! together in a staging directory, every legal entry of every metric and its result is read
 //! back and compared with the old files, and only then are the files moved over
 //! the old ones (`egtb::staging`): a kill at any point leaves the old files or the new ones,
@@ -39,12 +40,12 @@ pub struct Converted {
     pub checked: u64,
 }
 
-/// Are the three distance files of `t` zstd blocks of format 2, broken entries unmarked, DTZ50
-/// as differences, and (`depths`) depth-coded?
-fn compact(t: &EndgameTables, depths: bool) -> bool {
+/// Are the three distance files of `t` zstd blocks of format 2 or later (`current`: of this
+/// format), broken entries unmarked, DTZ50 as differences, and (`depths`) depth-coded?
+fn compact(t: &EndgameTables, depths: bool, current: bool) -> bool {
     Metric::ALL.iter().all(|&metric| {
         let h = t.header(metric);
-        h.version == FORMAT_VERSION
+        (h.version == FORMAT_VERSION || !current && h.version >= 2)
             && h.compression == COMPRESSION_ZSTD
             && !h.marks_broken()
             && (h.is_depth_coded() || !depths)
@@ -62,7 +63,7 @@ fn bytes_of(dir: &Path, m: &Material) -> u64 {
 }
 
 /// Converts the tables of `material` in `dir` (all three files must be present and valid);
-/// None if there is nothing to do: the files are current (six-man tables: format 2), with
+/// None if there is nothing to do: the files are current (six-man tables: format 2 or 3), with
 /// their WDL file, and DTZ and DTZ50 (and DTM, `DTM_ONE_SIDE_MEN`) store one side to move
 /// wherever they may (`ONE_SIDE_MAX_MEN`, and the sub-endgames present in `dir`, which the
 /// check of the side left out reads).
@@ -75,14 +76,14 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
     let old_done = old_one_side && (old.dtm_missing().is_some() || m.men() != DTM_ONE_SIDE_MEN);
     let one_side =
         m.men() <= ONE_SIDE_MAX_MEN && old.index().stored_halves().len() == 2 && subs.is_some();
-    // Six-man tables of format 2 are kept as they are, given their WDL file: their values are
-    // not held in memory for a conversion.
-    let six_kept = m.men() > ONE_SIDE_MAX_MEN && compact(&old, false);
+    // Six-man tables of format 2 or later are kept as they are, given their WDL file: their
+    // values are not held in memory for a conversion (nor DTZ50's depths by span added).
+    let six_kept = m.men() > ONE_SIDE_MAX_MEN && compact(&old, false, false);
     let has_wdl = old.file(Metric::Wdl).is_some();
     let wdl_packed = old
         .file(Metric::Wdl)
         .is_some_and(|f| f.header().encoding == ENCODING_WDL5_PACKED);
-    let is_current = compact(&old, true) && wdl_packed;
+    let is_current = compact(&old, true, true) && wdl_packed;
     if (is_current && (old_done || !one_side)) || (six_kept && has_wdl) {
         return Ok(None);
     }

@@ -5,7 +5,7 @@
 
 use super::file::{
     file_name, from_depth, keep_half, Compression, FileSpec, Metric, Outcome, TableError,
-    TableFile, TableHeader, TableWriter, TbValue, Wdl5, FLAG_EQUALS_DTZ,
+    TableFile, TableHeader, TableWriter, TbValue, Wdl5, FLAG_EQUALS_DTZ, SPAN_LOG2,
 };
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
@@ -82,6 +82,18 @@ impl EndgameTables {
             return Err(TableError::Corrupt {
                 path: files[0].path().to_path_buf(),
                 what: "DTM stores one side, and DTZ not the same one".into(),
+            });
+        }
+        // Depths by span stand for the whole index half, each byte for `SPAN_LOG2` entries.
+        let spans_fit = Half::BOTH.iter().all(|&h| {
+            dtz50.header().depth_spans[h as usize].is_none_or(|(_, n)| {
+                index.stored_halves().contains(&h) && n == index.size(h).div_ceil(1 << SPAN_LOG2)
+            })
+        });
+        if !spans_fit {
+            return Err(TableError::Corrupt {
+                path: dtz50.path().to_path_buf(),
+                what: "depths by span do not cover the index".into(),
             });
         }
         let depth_coded = files.iter().any(|f| f.header().is_depth_coded());
@@ -362,6 +374,15 @@ impl EndgameTables {
         self.files[2].header().max_depths[half as usize]
     }
 
+    /// The deepest DTZ50 in plies that entry `idx` of `half` may have: its span's (the DTZ50
+    /// file's depths by span), else the half's (`dtz50_max_depth`), where recorded.
+    #[inline]
+    pub fn dtz50_depth_bound(&self, half: Half, idx: u64) -> Option<u16> {
+        self.files[2]
+            .span_depth(half, idx)
+            .or_else(|| self.dtz50_max_depth(half))
+    }
+
     /// The half of the index that DTZ and DTZ50 leave out, if they store one side only.
     #[inline]
     pub fn zeroing_missing(&self) -> Option<Half> {
@@ -485,10 +506,11 @@ fn zeroing_values_of(
 /// What `finish_zeroing` needs to know of the generator's DTZ and DTZ50 files before it writes
 /// (`write_wdl` finds it as it reads them): each half's largest values of each (the widths),
 /// each half's deepest DTZ50, and whether DTZ50 differs from DTZ anywhere (the flag
-/// `FLAG_EQUALS_DTZ` speaks of both sides).
-#[derive(Clone, Copy, Default)]
+/// `FLAG_EQUALS_DTZ` speaks of both sides), and each half's DTZ50 depths by span.
+#[derive(Clone, Default)]
 pub struct ZeroingScan {
     halves: [HalfScan; 2],
+    spans: [Vec<u8>; 2],
 }
 
 /// `ZeroingScan` of one half, or of a part of one.
@@ -500,11 +522,13 @@ struct HalfScan {
 }
 
 impl HalfScan {
-    fn of(z: &[TbValue], z50: &[TbValue]) -> HalfScan {
+    /// The scan of DTZ values `z` and DTZ50 values `z50`, whose depths by span (from entry 0)
+    /// are `spans`.
+    fn of(z: &[TbValue], z50: &[TbValue], spans: &[u8]) -> HalfScan {
         let top = |v: &[TbValue]| v.iter().map(|x| x.raw()).max().unwrap_or(0);
         HalfScan {
             max_raw: [top(z), top(z50)],
-            deepest50: deepest_depth(z50),
+            deepest50: spans.iter().copied().max().unwrap_or(0) as u16,
             differs: z != z50,
         }
     }
@@ -522,7 +546,7 @@ impl HalfScan {
 /// `max_depths`. None is deeper than the rule's 100 plies: a deeper value read back from a
 /// file of differences is a broken entry's, stored as DTZ's (a neighbour's value), and
 /// does not count.
-pub fn deepest_depth(values: &[TbValue]) -> u16 {
+fn deepest_depth(values: &[TbValue]) -> u16 {
     values
         .iter()
         .filter_map(|v| match v.outcome() {
@@ -531,6 +555,25 @@ pub fn deepest_depth(values: &[TbValue]) -> u16 {
         })
         .max()
         .unwrap_or(0)
+}
+
+/// Adds the DTZ50 values `values`, entries `start..` of a half, to its depths by span
+/// (`file::SPAN_LOG2`): each span's byte is the deepest win or loss among its entries.
+pub fn add_span_depths(spans: &mut Vec<u8>, start: u64, values: &[TbValue]) {
+    let span = 1u64 << SPAN_LOG2;
+    let need = (start + values.len() as u64).div_ceil(span) as usize;
+    if spans.len() < need {
+        spans.resize(need, 0);
+    }
+    let (mut i, mut rest) = (start, values);
+    while !rest.is_empty() {
+        let n = ((i / span + 1) * span - i).min(rest.len() as u64) as usize;
+        let (part, tail) = rest.split_at(n);
+        let k = (i / span) as usize;
+        // DTZ50 depths are at most the rule's 100 plies (`deepest_depth`).
+        spans[k] = spans[k].max(deepest_depth(part) as u8);
+        (i, rest) = (i + n as u64, tail);
+    }
 }
 
 /// The deepest DTZ50 of each side to move (the DTZ50 header's `max_depths`) from the deepest of
@@ -550,7 +593,7 @@ pub fn result_value(dtz: TbValue, dtz50: TbValue) -> TbValue {
 /// Writes `writers` from DTZ's and DTZ50's values of every entry of `halves`, in index order:
 /// each half begun and ended in all of them, `push` handed the values a group of chunks at a
 /// time (read in parallel; DTZ50's only if `need50`, else empty). With `scan`, returns each
-/// half's `HalfScan` (of DTZ alone without `need50`); else default ones.
+/// half's `HalfScan` and depths by span (of DTZ alone without `need50`); else empty ones.
 fn write_from_zeroing(
     files: &[TableFile; 2],
     halves: &[Half],
@@ -558,34 +601,41 @@ fn write_from_zeroing(
     scan: bool,
     writers: &mut [TableWriter],
     mut push: impl FnMut(&mut [TableWriter], &[TbValue], &[TbValue]) -> Result<(), TableError>,
-) -> Result<[HalfScan; 2], TableError> {
-    let mut scans = [HalfScan::default(); 2];
+) -> Result<ZeroingScan, TableError> {
+    let mut scans = ZeroingScan::default();
     for &h in halves {
         let size = files[0].entries(h).expect("checked: both halves");
         for w in writers.iter_mut() {
             w.begin_half(h, size)?;
         }
         for g in (0..size).step_by(GROUP as usize) {
-            let chunks: Option<Vec<([Vec<TbValue>; 2], HalfScan)>> = (g..(g + GROUP).min(size))
+            // Chunks start at multiples of a span: their depths by span follow one another.
+            const _: () = assert!(CHUNK.is_multiple_of(1 << SPAN_LOG2));
+            type Chunk = ([Vec<TbValue>; 2], HalfScan, Vec<u8>);
+            let chunks: Option<Vec<Chunk>> = (g..(g + GROUP).min(size))
                 .step_by(CHUNK as usize)
                 .collect::<Vec<u64>>()
                 .into_par_iter()
                 .map(|c| {
                     let [z, z50] = zeroing_values_of(files, h, c..(c + CHUNK).min(size), need50)?;
+                    let mut spans = Vec::new();
                     let scan = if scan {
-                        HalfScan::of(&z, if need50 { &z50 } else { &z })
+                        let z50 = if need50 { &z50 } else { &z };
+                        add_span_depths(&mut spans, 0, z50);
+                        HalfScan::of(&z, z50, &spans)
                     } else {
                         HalfScan::default()
                     };
-                    Some(([z, z50], scan))
+                    Some(([z, z50], scan, spans))
                 })
                 .collect();
             let chunks = chunks.ok_or_else(|| TableError::Corrupt {
                 path: files[0].path().to_path_buf(),
                 what: format!("half {}: a block does not decompress", h.name()),
             })?;
-            for ([z, z50], scan) in &chunks {
-                scans[h as usize] = scans[h as usize].and(*scan);
+            for ([z, z50], scan, spans) in &chunks {
+                scans.halves[h as usize] = scans.halves[h as usize].and(*scan);
+                scans.spans[h as usize].extend_from_slice(spans);
                 push(writers, z, z50)?;
             }
         }
@@ -619,14 +669,14 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<ZeroingScan, TableEr
     )?;
     let mut writers = [w];
     let mut codes = Vec::new();
-    let scans = write_from_zeroing(&files, halves, true, true, &mut writers, |w, z, z50| {
+    let scan = write_from_zeroing(&files, halves, true, true, &mut writers, |w, z, z50| {
         codes.clear();
         codes.extend(z.iter().zip(z50).map(|(&v, &v50)| result_value(v, v50)));
         w[0].push(&codes, None)
     })?;
     let [w] = writers;
     w.finish()?;
-    Ok(ZeroingScan { halves: scans })
+    Ok(scan)
 }
 
 /// Rewrites the DTZ and DTZ50 files of `material` in `dir`, as the generator leaves them
@@ -706,6 +756,9 @@ pub fn finish_zeroing(
         dtz50.mark_differs_from_dtz();
     }
     dtz50.record_max_depths(max_depth50);
+    for &h in stored {
+        dtz50.record_depth_spans(h, scan.spans[h as usize].clone());
+    }
     dtz50.finish()?;
     Ok(keep)
 }

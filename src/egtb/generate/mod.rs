@@ -590,7 +590,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         });
     }
     let mut halves: [Option<HalfSummary>; 2] = [None, None];
-    let mut deepest50 = [0u16; 2];
+    let mut spans: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+    let mut pushed = [0u64; 2];
     let mut open = None;
     let mut capped_values = Vec::new();
     let mut results = Vec::new();
@@ -625,7 +626,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         // The files are compressed side by side, and the block summed up beside them, not one
         // after the other while the other threads wait for the next blocks.
         let [fm, fw, fz, f50] = &mut files;
-        let ((m, w), (z, (z50, (block, deepest)))) = rayon::join(
+        let (span_half, start) = (&mut spans[h as usize], pushed[h as usize]);
+        let ((m, w), (z, (z50, block))) = rayon::join(
             || rayon::join(|| fm.push(dtm, None), || fw.push(&results, None)),
             || {
                 rayon::join(
@@ -634,10 +636,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
                         rayon::join(
                             || f50.push(dtz50, Some(dtz)),
                             || {
-                                (
-                                    summary::summarise_block(dtm, dtz, dtz50),
-                                    tables::deepest_depth(dtz50),
-                                )
+                                tables::add_span_depths(span_half, start, dtz50);
+                                summary::summarise_block(dtm, dtz, dtz50)
                             },
                         )
                     },
@@ -650,11 +650,17 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         z50?;
         let s = halves[h as usize].get_or_insert_with(HalfSummary::default);
         *s = std::mem::take(s).merge(block);
-        deepest50[h as usize] = deepest50[h as usize].max(deepest);
+        pushed[h as usize] += dtz.len() as u64;
         Ok::<(), GenError>(())
     })?;
     let [dtm_file, wdl_file, dtz_file, mut dtz50_file] = files;
+    let deepest50 = spans
+        .each_ref()
+        .map(|s| s.iter().copied().max().unwrap_or(0) as u16);
     dtz50_file.record_max_depths(tables::deepest_by_side(index.stored_halves(), deepest50));
+    for (h, s) in Half::BOTH.into_iter().zip(spans) {
+        dtz50_file.record_depth_spans(h, s);
+    }
     for mut f in [dtm_file, wdl_file, dtz_file, dtz50_file] {
         f.end_half()?;
         f.finish()?;

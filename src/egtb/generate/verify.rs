@@ -6,7 +6,7 @@
 
 use super::solve::to_file_value;
 use crate::chess::{legal_moves, Position, Square};
-use crate::egtb::file::{Metric, TbValue, Wdl5};
+use crate::egtb::file::{Metric, Outcome, TbValue, Wdl5};
 use crate::egtb::index::{EndgameIndex, Half, TbPosition};
 use crate::egtb::one_ply::{set_position, successor, Effect};
 use crate::egtb::plies::{
@@ -438,6 +438,17 @@ fn verify_range(
     // Files that store broken entries as their neighbours leave nothing to check there.
     let marked = table.marks_broken();
     let (first, size) = (range.start, range.end);
+    // The first few disagreements, for the report (only a disagreement builds a text).
+    let note = |idx: u64, what: String| {
+        let mut ex = examples.lock().expect("no panics while held");
+        if ex.len() < 10 {
+            ex.push(format!(
+                "{} {} #{idx} {what}",
+                table.material(),
+                half.name()
+            ));
+        }
+    };
     (first / CHUNK..size.div_ceil(CHUNK))
         .into_par_iter()
         .for_each(|c| {
@@ -467,31 +478,35 @@ fn verify_range(
                 let result = table.result(half, idx);
                 if result != Wdl5::of(dtm, dtz50) {
                     n_bad += 1;
-                    let mut ex = examples.lock().expect("no panics while held");
-                    if ex.len() < 10 {
-                        ex.push(format!(
-                            "{} {} #{idx} wdl: stored {result:?}, DTM and DTZ50 give {:?}",
-                            table.material(),
-                            half.name(),
-                            Wdl5::of(dtm, dtz50),
-                        ));
-                    }
+                    let given = Wdl5::of(dtm, dtz50);
+                    note(
+                        idx,
+                        format!("wdl: stored {result:?}, DTM and DTZ50 give {given:?}"),
+                    );
                     continue;
+                }
+                // A verdict reads no DTZ50 where the bound of the entry's span leaves room for
+                // it: no entry may lie deeper than its span says.
+                let bound = table.dtz50_depth_bound(half, idx);
+                if let Outcome::Win(n) | Outcome::Loss(n) = dtz50.outcome() {
+                    if bound.is_some_and(|b| b < n) {
+                        n_bad += 1;
+                        note(
+                            idx,
+                            format!("dtz50: {n} plies, deeper than its span's {bound:?}"),
+                        );
+                        continue;
+                    }
                 }
                 for m in 0..3 {
                     if computed[m] != stored[m] {
                         n_bad += 1;
-                        let mut ex = examples.lock().expect("no panics while held");
-                        if ex.len() < 10 {
-                            ex.push(format!(
-                                "{} {} #{idx} {}: stored {:?}, successors give {:?} (plies codes)",
-                                table.material(),
-                                half.name(),
-                                Metric::ALL[m].name(),
-                                TbValue::from_raw(stored[m]),
-                                TbValue::from_raw(computed[m]),
-                            ));
-                        }
+                        let [s, c] = [stored[m], computed[m]].map(TbValue::from_raw);
+                        let name = Metric::ALL[m].name();
+                        note(
+                            idx,
+                            format!("{name}: stored {s:?}, successors give {c:?} (plies codes)"),
+                        );
                         break;
                     }
                 }
