@@ -2,11 +2,10 @@
 //! blocks, broken entries unmarked, depths alone with the results in the WDL file, whose values
 //! lie three to a byte, DTZ50 as differences from DTZ with its depths by span, up to five men
 //! DTZ and DTZ50 for one side to move, and in five-man endgames DTM too) and adds its WDL file,
-//! without generating anything. The endgame is put
-//! together in a staging directory, every legal entry of every metric and its result is read
-//! back and compared with the old files, and only then are the files moved over
-//! the old ones (`egtb::staging`): a kill at any point leaves the old files or the new ones,
-//! each endgame readable throughout.
+//! without generating anything. The endgame is put together in a staging directory, every legal
+//! entry of every metric and its result is read back and compared with the old files, and only
+//! then are the files moved over the old ones (`egtb::staging`): a kill at any point leaves the
+//! old files or the new ones, each endgame readable throughout.
 
 use super::file::{
     file_name, write_compact, Metric, TableError, TbValue, COMPRESSION_ZSTD, ENCODING_WDL5_PACKED,

@@ -505,8 +505,8 @@ fn zeroing_values_of(
 
 /// What `finish_zeroing` needs to know of the generator's DTZ and DTZ50 files before it writes
 /// (`write_wdl` finds it as it reads them): each half's largest values of each (the widths),
-/// each half's deepest DTZ50, and whether DTZ50 differs from DTZ anywhere (the flag
-/// `FLAG_EQUALS_DTZ` speaks of both sides), and each half's DTZ50 depths by span.
+/// whether DTZ50 differs from DTZ anywhere (the flag `FLAG_EQUALS_DTZ` speaks of both sides),
+/// and each half's DTZ50 depths by span (and so its deepest DTZ50).
 #[derive(Clone, Default)]
 pub struct ZeroingScan {
     halves: [HalfScan; 2],
@@ -517,18 +517,14 @@ pub struct ZeroingScan {
 #[derive(Clone, Copy, Default)]
 struct HalfScan {
     max_raw: [u16; 2],
-    deepest50: u16,
     differs: bool,
 }
 
 impl HalfScan {
-    /// The scan of DTZ values `z` and DTZ50 values `z50`, whose depths by span (from entry 0)
-    /// are `spans`.
-    fn of(z: &[TbValue], z50: &[TbValue], spans: &[u8]) -> HalfScan {
+    fn of(z: &[TbValue], z50: &[TbValue]) -> HalfScan {
         let top = |v: &[TbValue]| v.iter().map(|x| x.raw()).max().unwrap_or(0);
         HalfScan {
             max_raw: [top(z), top(z50)],
-            deepest50: spans.iter().copied().max().unwrap_or(0) as u16,
             differs: z != z50,
         }
     }
@@ -536,14 +532,13 @@ impl HalfScan {
     fn and(self, o: HalfScan) -> HalfScan {
         HalfScan {
             max_raw: [0, 1].map(|k| self.max_raw[k].max(o.max_raw[k])),
-            deepest50: self.deepest50.max(o.deepest50),
             differs: self.differs || o.differs,
         }
     }
 }
 
-/// The deepest DTZ50 win or loss of `values`, in plies (0 if none): the DTZ50 header's
-/// `max_depths`. None is deeper than the rule's 100 plies: a deeper value read back from a
+/// The deepest DTZ50 win or loss of `values`, in plies (0 if none): a span's byte of the
+/// depths by span. None is deeper than the rule's 100 plies: a deeper value read back from a
 /// file of differences is a broken entry's, stored as DTZ's (a neighbour's value), and
 /// does not count.
 fn deepest_depth(values: &[TbValue]) -> u16 {
@@ -555,6 +550,14 @@ fn deepest_depth(values: &[TbValue]) -> u16 {
         })
         .max()
         .unwrap_or(0)
+}
+
+/// The deepest DTZ50 of each half (the DTZ50 header's `max_depths` before `deepest_by_side`)
+/// from its depths by span.
+pub fn deepest_of_spans(spans: &[Vec<u8>; 2]) -> [u16; 2] {
+    spans
+        .each_ref()
+        .map(|s| s.iter().copied().max().unwrap_or(0) as u16)
 }
 
 /// Adds the DTZ50 values `values`, entries `start..` of a half, to its depths by span
@@ -622,7 +625,7 @@ fn write_from_zeroing(
                     let scan = if scan {
                         let z50 = if need50 { &z50 } else { &z };
                         add_span_depths(&mut spans, 0, z50);
-                        HalfScan::of(&z, z50, &spans)
+                        HalfScan::of(&z, z50)
                     } else {
                         HalfScan::default()
                     };
@@ -697,7 +700,7 @@ pub fn finish_zeroing(
     let stored = EndgameIndex::new(&m).stored_halves();
     let max_raw = scan.halves.map(|h| h.max_raw);
     let differs = stored.iter().any(|&h| scan.halves[h as usize].differs);
-    let max_depth50 = deepest_by_side(stored, scan.halves.map(|h| h.deepest50));
+    let max_depth50 = deepest_by_side(stored, deepest_of_spans(&scan.spans));
     let writer = |metric: Metric, halves: &[Half]| {
         let max_raw = halves
             .iter()

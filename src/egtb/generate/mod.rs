@@ -654,10 +654,9 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         Ok::<(), GenError>(())
     })?;
     let [dtm_file, wdl_file, dtz_file, mut dtz50_file] = files;
-    let deepest50 = spans
-        .each_ref()
-        .map(|s| s.iter().copied().max().unwrap_or(0) as u16);
-    dtz50_file.record_max_depths(tables::deepest_by_side(index.stored_halves(), deepest50));
+    let deepest50 =
+        tables::deepest_by_side(index.stored_halves(), tables::deepest_of_spans(&spans));
+    dtz50_file.record_max_depths(deepest50);
     for (h, s) in Half::BOTH.into_iter().zip(spans) {
         dtz50_file.record_depth_spans(h, s);
     }

@@ -487,8 +487,8 @@ fn verify_range(
                 }
                 // A verdict reads no DTZ50 where the bound of the entry's span leaves room for
                 // it: no entry may lie deeper than its span says.
-                let bound = table.dtz50_depth_bound(half, idx);
                 if let Outcome::Win(n) | Outcome::Loss(n) = dtz50.outcome() {
+                    let bound = table.dtz50_depth_bound(half, idx);
                     if bound.is_some_and(|b| b < n) {
                         n_bad += 1;
                         note(
