@@ -267,17 +267,25 @@ pub fn run(args: &TrainArgs, on_epoch: &mut dyn FnMut(&EpochReport)) -> Result<N
         args.batch,
         args.epochs
     );
-    // The hand-written evaluation's loss on the same positions: the bar a network must pass.
-    let hand_written = held_out
-        .par_iter()
-        .zip(&positions)
-        .map(|(s, pos)| {
-            let p = sigmoid(crate::eval::evaluate(pos) as f32 / 400.0);
-            ((p - s.target) * (p - s.target)) as f64
-        })
-        .sum::<f64>()
-        / held_out.len() as f64;
-    eprintln!("train: held-out loss of the hand-written evaluation {hand_written:.6}");
+    // The bars a network must pass, on the same positions: the hand-written evaluation, and
+    // the built-in network (data made by it should train a better one).
+    let loss_of = |evaluate: &(dyn Fn(&crate::chess::Position) -> i32 + Sync)| {
+        held_out
+            .par_iter()
+            .zip(&positions)
+            .map(|(s, pos)| {
+                let p = sigmoid(evaluate(pos) as f32 / 400.0);
+                ((p - s.target) * (p - s.target)) as f64
+            })
+            .sum::<f64>()
+            / held_out.len() as f64
+    };
+    let hand_written = loss_of(&crate::eval::evaluate);
+    let built_in = Network::built_in();
+    let built_in_loss = loss_of(&|pos| built_in.evaluate(pos));
+    eprintln!(
+        "train: held-out loss of the hand-written evaluation {hand_written:.6}, of the built-in network {built_in_loss:.6}"
+    );
     let mut rng = fastrand::Rng::with_seed(args.seed);
     let mut params = Params::random(args.hidden, &mut rng);
     let mut adam = Adam {
