@@ -337,15 +337,7 @@ pub fn run(args: &TrainArgs, on_epoch: &mut dyn FnMut(&EpochReport)) -> Result<N
             )
             .sum::<f64>()
             / held_out.len() as f64;
-        let quantised_loss = held_out
-            .par_iter()
-            .zip(&positions)
-            .map(|(s, pos)| {
-                let p = sigmoid(net.evaluate(pos) as f32 / 400.0);
-                ((p - s.target) * (p - s.target)) as f64
-            })
-            .sum::<f64>()
-            / held_out.len() as f64;
+        let quantised_loss = loss_of(&|pos| net.evaluate(pos));
         write_atomically(&args.out, &net.to_bytes())?;
         on_epoch(&EpochReport {
             epoch,
