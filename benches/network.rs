@@ -51,7 +51,7 @@ fn main() {
     let mut sum = 0i64;
     for _ in 0..rounds {
         for (_, _, after) in &cases {
-            sum += net.evaluate_accumulated(black_box(&child), after.side_to_move()) as i64;
+            sum += net.evaluate_accumulated(black_box(&child), after) as i64;
         }
     }
     let evaluate = ns(t);

@@ -29,6 +29,7 @@ fn training_is_deterministic_and_learns() {
             data: vec![data.clone()],
             out: dir.path().join(out),
             hidden: 16,
+            buckets: 4,
             epochs: 8,
             batch: 64,
             rate: 0.01,
@@ -59,6 +60,7 @@ fn training_is_deterministic_and_learns() {
     );
     assert_eq!(reports, again);
     assert_eq!(Network::from_bytes(&bytes).unwrap(), net);
+    assert_eq!(net.buckets(), 4);
     let (first, last) = (reports[0], reports[reports.len() - 1]);
     assert!(
         last.0 < 0.9 * first.0,

@@ -16,6 +16,9 @@ pub struct TrainCli {
     /// Neurons of the hidden layer (per side).
     #[arg(long, default_value_t = 256)]
     hidden: usize,
+    /// Output buckets, chosen by the number of men on the board (1 to 31).
+    #[arg(long, default_value_t = 1)]
+    buckets: usize,
     #[arg(long, default_value_t = 10)]
     epochs: usize,
     /// Positions a step.
@@ -46,6 +49,9 @@ pub fn run(cli: &TrainCli) -> ExitCode {
     if !(1..=4096).contains(&cli.hidden) {
         return bad("--hidden must be 1 to 4096");
     }
+    if !(1..=crate::eval::network::MAX_BUCKETS).contains(&cli.buckets) {
+        return bad("--buckets must be 1 to 31");
+    }
     if cli.epochs == 0 || cli.batch == 0 {
         return bad("--epochs and --batch must be at least 1");
     }
@@ -56,6 +62,7 @@ pub fn run(cli: &TrainCli) -> ExitCode {
         data: cli.data.clone(),
         out: cli.out.clone(),
         hidden: cli.hidden,
+        buckets: cli.buckets,
         epochs: cli.epochs,
         batch: cli.batch,
         rate: cli.rate,

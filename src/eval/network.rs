@@ -1,12 +1,16 @@
 //! A perspective network (NNUE): 768 inputs (colour of the man relative to the perspective,
 //! type, square seen from the perspective's side) into one hidden layer shared by both sides,
-//! the side to move's half first, then one output. The hidden layer's activation is SCReLU
-//! (clamped to 0..1, squared). Weights are integers: the hidden layer's scaled by `QA`, the
-//! output's by `QB`; the output times `SCALE` is centipawns for the side to move.
+//! the side to move's half first, then one output. The output layer may come in several
+//! buckets, one chosen by the number of men on the board (`output_bucket`): an ending and a
+//! middlegame weigh the same hidden features differently. The hidden layer's activation is
+//! SCReLU (clamped to 0..1, squared). Weights are integers: the hidden layer's scaled by `QA`,
+//! the output's by `QB`; the output times `SCALE` is centipawns for the side to move.
 //!
-//! File layout, little-endian: `MAGIC`, the hidden size (u32), the hidden weights (i16, one row
-//! of `hidden` per input), the hidden biases (i16), the output weights (i16, 2 × hidden), the
-//! output bias (i32), and an xxh3 checksum (u64) of everything before it.
+//! File layout, little-endian: `MAGIC` and the hidden size (u32), then, in `MAGIC_BUCKETS`
+//! files only, the number of output buckets (u32; a `MAGIC` file has one); the hidden weights
+//! (i16, one row of `hidden` per input), the hidden biases (i16), each bucket's output weights
+//! (i16, 2 × hidden), each bucket's output bias (i32), and an xxh3 checksum (u64) of
+//! everything before it.
 
 use crate::chess::position::castling_rook;
 use crate::chess::{Color, Move, MoveKind, Piece, PieceType, Position, Square};
@@ -21,6 +25,16 @@ pub const QB: i32 = 64;
 pub const SCALE: i32 = 400;
 
 const MAGIC: &[u8; 4] = b"FNN1";
+const MAGIC_BUCKETS: &[u8; 4] = b"FNN2";
+/// The most output buckets a file may have: one per number of men from 2 to 32.
+pub const MAX_BUCKETS: usize = 31;
+
+/// The output bucket of a position with `men` men (kings included), of `buckets`: equal
+/// shares of the range 2 to 32 men.
+#[inline]
+pub fn output_bucket(men: usize, buckets: usize) -> usize {
+    ((men.saturating_sub(2)) * buckets / 31).min(buckets - 1)
+}
 
 /// The largest output weight: with it, the output layer's integer sums cannot overflow
 /// (`kernels::screlu_dot`). The trainer keeps its float weights within `OUTPUT_LIMIT / QB`.
@@ -191,12 +205,13 @@ static BUILT_IN: once_cell::sync::Lazy<Arc<Network>> = once_cell::sync::Lazy::ne
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
     hidden: usize,
+    buckets: usize,
     /// Row i (input i) is `hidden_weights[i * hidden..(i + 1) * hidden]`.
     hidden_weights: Vec<i16>,
     hidden_biases: Vec<i16>,
-    /// The side to move's half, then the other's.
+    /// Bucket by bucket, 2 × hidden each: the side to move's half, then the other's.
     output_weights: Vec<i16>,
-    output_bias: i32,
+    output_biases: Vec<i32>,
 }
 
 /// Why bytes are not a network.
@@ -208,6 +223,8 @@ pub enum NetworkError {
     Length(usize, usize),
     #[error("hidden size {0} is not 1 to 4096")]
     Hidden(usize),
+    #[error("{0} output buckets, not 1 to {MAX_BUCKETS}")]
+    Buckets(usize),
     #[error("checksum mismatch: the file is damaged")]
     Checksum,
     #[error("an output weight beyond ±{OUTPUT_LIMIT}")]
@@ -227,16 +244,19 @@ impl Network {
     }
 
     /// A network from float weights (as the trainer holds them), rounded to the integer scales.
+    /// `output_weights` and `output_biases` are bucket by bucket, as in the file.
     pub fn quantise(
         hidden: usize,
         hidden_weights: &[f32],
         hidden_biases: &[f32],
         output_weights: &[f32],
-        output_bias: f32,
+        output_biases: &[f32],
     ) -> Network {
+        let buckets = output_biases.len();
+        assert!((1..=MAX_BUCKETS).contains(&buckets));
         assert_eq!(hidden_weights.len(), INPUTS * hidden);
         assert_eq!(hidden_biases.len(), hidden);
-        assert_eq!(output_weights.len(), 2 * hidden);
+        assert_eq!(output_weights.len(), buckets * 2 * hidden);
         let q = |x: f32, k: i32| {
             (x * k as f32)
                 .round()
@@ -244,13 +264,17 @@ impl Network {
         };
         Network {
             hidden,
+            buckets,
             hidden_weights: hidden_weights.iter().map(|&x| q(x, QA)).collect(),
             hidden_biases: hidden_biases.iter().map(|&x| q(x, QA)).collect(),
             output_weights: output_weights
                 .iter()
                 .map(|&x| q(x, QB).clamp(-OUTPUT_LIMIT, OUTPUT_LIMIT))
                 .collect(),
-            output_bias: (output_bias * (QA * QB) as f32).round() as i32,
+            output_biases: output_biases
+                .iter()
+                .map(|&b| (b * (QA * QB) as f32).round() as i32)
+                .collect(),
         }
     }
 
@@ -263,14 +287,36 @@ impl Network {
         self.hidden
     }
 
-    fn byte_len(hidden: usize) -> usize {
-        8 + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 8
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The header's bytes: a one-bucket network keeps the first layout.
+    fn header_len(buckets: usize) -> usize {
+        if buckets == 1 {
+            8
+        } else {
+            12
+        }
+    }
+
+    fn byte_len(hidden: usize, buckets: usize) -> usize {
+        Network::header_len(buckets)
+            + 2 * (INPUTS * hidden + hidden + buckets * 2 * hidden)
+            + 4 * buckets
+            + 8
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(Network::byte_len(self.hidden));
-        b.extend_from_slice(MAGIC);
-        b.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        let mut b = Vec::with_capacity(Network::byte_len(self.hidden, self.buckets));
+        if self.buckets == 1 {
+            b.extend_from_slice(MAGIC);
+            b.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        } else {
+            b.extend_from_slice(MAGIC_BUCKETS);
+            b.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+            b.extend_from_slice(&(self.buckets as u32).to_le_bytes());
+        }
         for w in self
             .hidden_weights
             .iter()
@@ -279,21 +325,29 @@ impl Network {
         {
             b.extend_from_slice(&w.to_le_bytes());
         }
-        b.extend_from_slice(&self.output_bias.to_le_bytes());
+        for bias in &self.output_biases {
+            b.extend_from_slice(&bias.to_le_bytes());
+        }
         let sum = xxhash_rust::xxh3::xxh3_64(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         b
     }
 
     pub fn from_bytes(b: &[u8]) -> Result<Network, NetworkError> {
-        if b.len() < 8 || &b[..4] != MAGIC {
-            return Err(NetworkError::Magic);
-        }
-        let hidden = u32::from_le_bytes(b[4..8].try_into().expect("4 bytes")) as usize;
+        let word = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes")) as usize;
+        let buckets = match b.get(..4) {
+            Some(m) if m == MAGIC && b.len() >= 8 => 1,
+            Some(m) if m == MAGIC_BUCKETS && b.len() >= 12 => word(8),
+            _ => return Err(NetworkError::Magic),
+        };
+        let hidden = word(4);
         if !(1..=4096).contains(&hidden) {
             return Err(NetworkError::Hidden(hidden));
         }
-        let len = Network::byte_len(hidden);
+        if !(1..=MAX_BUCKETS).contains(&buckets) {
+            return Err(NetworkError::Buckets(buckets));
+        }
+        let len = Network::byte_len(hidden, buckets);
         if b.len() != len {
             return Err(NetworkError::Length(b.len(), len));
         }
@@ -302,22 +356,28 @@ impl Network {
         {
             return Err(NetworkError::Checksum);
         }
-        let mut words = body[8..len - 12]
+        let biases_at = body.len() - 4 * buckets;
+        let mut words = body[Network::header_len(buckets)..biases_at]
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]));
         let mut take = |n: usize| words.by_ref().take(n).collect::<Vec<i16>>();
         let hidden_weights = take(INPUTS * hidden);
         let hidden_biases = take(hidden);
-        let output_weights = take(2 * hidden);
+        let output_weights = take(buckets * 2 * hidden);
         if output_weights.iter().any(|w| w.abs() > OUTPUT_LIMIT) {
             return Err(NetworkError::OutputWeight);
         }
+        let output_biases = body[biases_at..]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
         Ok(Network {
             hidden,
+            buckets,
             hidden_weights,
             hidden_biases,
             output_weights,
-            output_bias: i32::from_le_bytes(body[len - 12..].try_into().expect("4 bytes")),
+            output_biases,
         })
     }
 
@@ -369,20 +429,24 @@ impl Network {
         }
     }
 
-    /// The evaluation for `stm`, in centipawns, from an up-to-date accumulator.
-    pub fn evaluate_accumulated(&self, acc: &Accumulator, stm: Color) -> i32 {
+    /// The evaluation of `pos` for its side to move, in centipawns, from its up-to-date
+    /// accumulator.
+    pub fn evaluate_accumulated(&self, acc: &Accumulator, pos: &Position) -> i32 {
         let h = self.hidden;
-        let ours = kernels::screlu_dot(&acc.sums[stm.index()], &self.output_weights[..h]);
-        let theirs = kernels::screlu_dot(&acc.sums[(!stm).index()], &self.output_weights[h..]);
-        (((ours + theirs) / QA as i64 + self.output_bias as i64) * SCALE as i64 / (QA * QB) as i64)
-            as i32
+        let stm = pos.side_to_move();
+        let bucket = output_bucket(pos.occupied().count() as usize, self.buckets);
+        let weights = &self.output_weights[bucket * 2 * h..(bucket + 1) * 2 * h];
+        let ours = kernels::screlu_dot(&acc.sums[stm.index()], &weights[..h]);
+        let theirs = kernels::screlu_dot(&acc.sums[(!stm).index()], &weights[h..]);
+        let bias = self.output_biases[bucket] as i64;
+        (((ours + theirs) / QA as i64 + bias) * SCALE as i64 / (QA * QB) as i64) as i32
     }
 
     /// The evaluation of `pos` for its side to move, in centipawns, computed from scratch.
     pub fn evaluate(&self, pos: &Position) -> i32 {
         let mut acc = Accumulator::new(self.hidden);
         self.refresh(pos, &mut acc);
-        self.evaluate_accumulated(&acc, pos.side_to_move())
+        self.evaluate_accumulated(&acc, pos)
     }
 }
 
@@ -391,6 +455,10 @@ mod tests {
     use super::*;
 
     fn small() -> Network {
+        small_with(1)
+    }
+
+    fn small_with(buckets: usize) -> Network {
         let h = 4;
         let mut rng = fastrand::Rng::with_seed(9);
         let mut f = |n: usize, r: f32| {
@@ -398,8 +466,8 @@ mod tests {
                 .map(|_| (rng.f32() * 2.0 - 1.0) * r)
                 .collect::<Vec<_>>()
         };
-        let (w1, b1, w2) = (f(INPUTS * h, 0.3), f(h, 0.1), f(2 * h, 1.5));
-        Network::quantise(h, &w1, &b1, &w2, 0.05)
+        let (w1, b1, w2) = (f(INPUTS * h, 0.3), f(h, 0.1), f(buckets * 2 * h, 1.5));
+        Network::quantise(h, &w1, &b1, &w2, &f(buckets, 0.05))
     }
 
     #[test]
@@ -415,6 +483,33 @@ mod tests {
             Err(NetworkError::Length(bytes.len() - 1, bytes.len()))
         );
         assert_eq!(Network::from_bytes(b"FNN0...."), Err(NetworkError::Magic));
+
+        let bucketed = small_with(8);
+        let bytes = bucketed.to_bytes();
+        assert_eq!(&bytes[..4], b"FNN2");
+        assert_eq!(Network::from_bytes(&bytes).unwrap(), bucketed);
+        let mut bad = bytes.clone();
+        bad[8] = 40;
+        assert_eq!(Network::from_bytes(&bad), Err(NetworkError::Buckets(40)));
+    }
+
+    /// Buckets split 2 to 32 men into equal shares; each position's evaluation uses its own.
+    #[test]
+    fn each_number_of_men_has_its_output_bucket() {
+        let buckets: Vec<usize> = (2..=32).map(|men| output_bucket(men, 8)).collect();
+        assert_eq!(buckets[0], 0);
+        assert_eq!(buckets[30], 7);
+        assert!(buckets.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1));
+        assert!((2..=32).all(|men| output_bucket(men, 1) == 0));
+
+        // Raising one bucket's bias moves the evaluations of its positions only.
+        let net = small_with(8);
+        let mut raised = net.clone();
+        raised.output_biases[7] += 100 * QA * QB / SCALE;
+        let start = Position::startpos();
+        let ending = Position::from_fen("8/5k2/8/3p4/3P4/2B5/5K2/8 b - - 0 1").unwrap();
+        assert!((raised.evaluate(&start) - net.evaluate(&start) - 100).abs() <= 1);
+        assert_eq!(raised.evaluate(&ending), net.evaluate(&ending));
     }
 
     /// Every kernel's run-time choice (AVX-512, AVX2 or SSE4.1 where the processor has them)
@@ -538,10 +633,7 @@ mod tests {
                 let mut fresh = Accumulator::new(net.hidden());
                 net.refresh(&pos, &mut fresh);
                 assert_eq!(next, fresh, "{}", pos.to_fen());
-                assert_eq!(
-                    net.evaluate_accumulated(&next, pos.side_to_move()),
-                    net.evaluate(&pos)
-                );
+                assert_eq!(net.evaluate_accumulated(&next, &pos), net.evaluate(&pos));
                 acc = next;
             }
         }

@@ -183,7 +183,7 @@ impl<'a> Worker<'a> {
         const LIMIT: Value = TB_WIN - MAX_PLY as Value - 1;
         match self.network {
             Some(net) => net
-                .evaluate_accumulated(&self.accumulators[ply], self.pos.side_to_move())
+                .evaluate_accumulated(&self.accumulators[ply], &self.pos)
                 .clamp(-LIMIT, LIMIT),
             None => evaluate_cached(&self.pos, &mut self.pawns),
         }

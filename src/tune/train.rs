@@ -11,7 +11,7 @@
 
 use super::record::{Record, RECORD_BYTES};
 use crate::chess::{Color, Square};
-use crate::eval::network::{feature, Network, INPUTS, OUTPUT_LIMIT, QA, QB};
+use crate::eval::network::{feature, output_bucket, Network, INPUTS, OUTPUT_LIMIT, QA, QB};
 use rayon::prelude::*;
 use std::path::PathBuf;
 
@@ -19,6 +19,8 @@ pub struct TrainArgs {
     pub data: Vec<PathBuf>,
     pub out: PathBuf,
     pub hidden: usize,
+    /// Output buckets by the number of men (`eval::network::output_bucket`).
+    pub buckets: usize,
     pub epochs: usize,
     pub batch: usize,
     pub rate: f32,
@@ -41,12 +43,13 @@ const HIDDEN_BOUND: f32 = 32_000.0 / QA as f32;
 struct Sample {
     features: [[u16; 32]; 2],
     count: u8,
+    bucket: u8,
     target: f32,
 }
 
 impl Sample {
     /// Record `r`'s position, mirrored left to right if `mirror`.
-    fn of(r: &Record, wdl: f32, mirror: bool) -> Sample {
+    fn of(r: &Record, wdl: f32, mirror: bool, buckets: usize) -> Sample {
         let stm = r.side_to_move;
         let mut features = [[0u16; 32]; 2];
         let mut count = 0;
@@ -64,6 +67,7 @@ impl Sample {
         Sample {
             features,
             count: count as u8,
+            bucket: output_bucket(count, buckets) as u8,
             target: wdl * result + (1.0 - wdl) * sigmoid(score / 400.0),
         }
     }
@@ -79,23 +83,25 @@ struct Params {
     hidden: usize,
     w1: Vec<f32>,
     b1: Vec<f32>,
+    /// Bucket by bucket, 2 × hidden each.
     w2: Vec<f32>,
-    b2: f32,
+    /// One a bucket.
+    b2: Vec<f32>,
 }
 
 impl Params {
-    fn zeros(hidden: usize) -> Params {
+    fn zeros(hidden: usize, buckets: usize) -> Params {
         Params {
             hidden,
             w1: vec![0.0; INPUTS * hidden],
             b1: vec![0.0; hidden],
-            w2: vec![0.0; 2 * hidden],
-            b2: 0.0,
+            w2: vec![0.0; buckets * 2 * hidden],
+            b2: vec![0.0; buckets],
         }
     }
 
-    fn random(hidden: usize, rng: &mut fastrand::Rng) -> Params {
-        let mut p = Params::zeros(hidden);
+    fn random(hidden: usize, buckets: usize, rng: &mut fastrand::Rng) -> Params {
+        let mut p = Params::zeros(hidden, buckets);
         let r1 = 1.0 / (INPUTS as f32).sqrt();
         let r2 = 1.0 / (2.0 * hidden as f32).sqrt();
         p.w1.iter_mut()
@@ -109,13 +115,15 @@ impl Params {
         self.w1.fill(0.0);
         self.b1.fill(0.0);
         self.w2.fill(0.0);
-        self.b2 = 0.0;
+        self.b2.fill(0.0);
     }
 
     /// The output for `s` (before the sigmoid); fills `acc` with both halves' hidden sums.
     fn forward(&self, s: &Sample, acc: &mut [f32]) -> f32 {
         let h = self.hidden;
-        let mut out = self.b2;
+        let bucket = s.bucket as usize;
+        let w2 = &self.w2[bucket * 2 * h..(bucket + 1) * 2 * h];
+        let mut out = self.b2[bucket];
         for half in 0..2 {
             let a = &mut acc[half * h..(half + 1) * h];
             a.copy_from_slice(&self.b1);
@@ -123,7 +131,7 @@ impl Params {
                 let row = &self.w1[f as usize * h..(f as usize + 1) * h];
                 a.iter_mut().zip(row).for_each(|(x, &w)| *x += w);
             }
-            let w2 = &self.w2[half * h..(half + 1) * h];
+            let w2 = &w2[half * h..(half + 1) * h];
             out += a
                 .iter()
                 .zip(w2)
@@ -143,11 +151,14 @@ impl Params {
         let (acc, da) = scratch.split_at_mut(2 * h);
         let p = sigmoid(net.forward(s, acc));
         let d = 2.0 * (p - s.target) * p * (1.0 - p);
-        self.b2 += d;
+        let bucket = s.bucket as usize;
+        self.b2[bucket] += d;
+        let out = bucket * 2 * h;
         for half in 0..2 {
             let a = &acc[half * h..(half + 1) * h];
-            let w2 = &net.w2[half * h..(half + 1) * h];
-            let g2 = &mut self.w2[half * h..(half + 1) * h];
+            let at = out + half * h..out + (half + 1) * h;
+            let w2 = &net.w2[at.clone()];
+            let g2 = &mut self.w2[at];
             for i in 0..h {
                 let c = a[i].clamp(0.0, 1.0);
                 g2[i] += d * c * c;
@@ -175,11 +186,11 @@ impl Params {
         add(&mut self.w1, &o.w1);
         add(&mut self.b1, &o.b1);
         add(&mut self.w2, &o.w2);
-        self.b2 += o.b2;
+        add(&mut self.b2, &o.b2);
     }
 
     fn network(&self) -> Network {
-        Network::quantise(self.hidden, &self.w1, &self.b1, &self.w2, self.b2)
+        Network::quantise(self.hidden, &self.w1, &self.b1, &self.w2, &self.b2)
     }
 }
 
@@ -208,12 +219,12 @@ impl Adam {
             (&mut p.w1, &g.w1, &mut m.w1, &mut v.w1, HIDDEN_BOUND),
             (&mut p.b1, &g.b1, &mut m.b1, &mut v.b1, HIDDEN_BOUND),
             (&mut p.w2, &g.w2, &mut m.w2, &mut v.w2, OUTPUT_BOUND),
+            (&mut p.b2, &g.b2, &mut m.b2, &mut v.b2, f32::MAX),
         ] {
             for i in 0..w.len() {
                 one(&mut w[i], g[i], &mut m[i], &mut v[i], bound);
             }
         }
-        one(&mut p.b2, g.b2, &mut m.b2, &mut v.b2, f32::MAX);
     }
 }
 
@@ -248,22 +259,27 @@ pub fn run(args: &TrainArgs, on_epoch: &mut dyn FnMut(&EpochReport)) -> Result<N
     };
     let samples: Vec<Sample> = train
         .iter()
-        .flat_map(|r| mirrors.iter().map(|&m| Sample::of(r, args.wdl, m)))
+        .flat_map(|r| {
+            mirrors
+                .iter()
+                .map(|&m| Sample::of(r, args.wdl, m, args.buckets))
+        })
         .collect();
     let held_out: Vec<Sample> = valid
         .iter()
-        .map(|r| Sample::of(r, args.wdl, false))
+        .map(|r| Sample::of(r, args.wdl, false, args.buckets))
         .collect();
     let positions: Vec<_> = valid
         .iter()
         .map(|r| r.position().map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
     eprintln!(
-        "train: {} positions, {} held out ({} bytes of records), hidden {}, batch {}, {} epochs",
+        "train: {} positions, {} held out ({} bytes of records), hidden {}, {} output buckets, batch {}, {} epochs",
         samples.len(),
         held_out.len(),
         records.len() * RECORD_BYTES,
         args.hidden,
+        args.buckets,
         args.batch,
         args.epochs
     );
@@ -287,14 +303,15 @@ pub fn run(args: &TrainArgs, on_epoch: &mut dyn FnMut(&EpochReport)) -> Result<N
         "train: held-out loss of the hand-written evaluation {hand_written:.6}, of the built-in network {built_in_loss:.6}"
     );
     let mut rng = fastrand::Rng::with_seed(args.seed);
-    let mut params = Params::random(args.hidden, &mut rng);
+    let (h, buckets) = (args.hidden, args.buckets);
+    let mut params = Params::random(h, buckets, &mut rng);
     let mut adam = Adam {
-        m: Params::zeros(args.hidden),
-        v: Params::zeros(args.hidden),
+        m: Params::zeros(h, buckets),
+        v: Params::zeros(h, buckets),
         step: 0,
     };
     let mut grads: Vec<(Params, Vec<f32>, f64)> = (0..CHUNKS)
-        .map(|_| (Params::zeros(args.hidden), vec![0.0; 3 * args.hidden], 0.0))
+        .map(|_| (Params::zeros(h, buckets), vec![0.0; 3 * h], 0.0))
         .collect();
     let mut order: Vec<u32> = (0..samples.len() as u32).collect();
     let batches = samples.len().div_ceil(args.batch);

@@ -342,8 +342,9 @@ impl Session {
                         say(
                             &self.out,
                             &format!(
-                                "info string EvalFile: {path}, hidden layer {}",
-                                net.hidden()
+                                "info string EvalFile: {path}, hidden layer {}, {} output buckets",
+                                net.hidden(),
+                                net.buckets()
                             ),
                         );
                         engine.network = Arc::new(net);
