@@ -49,8 +49,9 @@ pub fn run(cli: &TrainCli) -> ExitCode {
     if !(1..=4096).contains(&cli.hidden) {
         return bad("--hidden must be 1 to 4096");
     }
-    if !(1..=crate::eval::network::MAX_BUCKETS).contains(&cli.buckets) {
-        return bad("--buckets must be 1 to 31");
+    let max_buckets = crate::eval::network::MAX_BUCKETS;
+    if !(1..=max_buckets).contains(&cli.buckets) {
+        return bad(&format!("--buckets must be 1 to {max_buckets}"));
     }
     if cli.epochs == 0 || cli.batch == 0 {
         return bad("--epochs and --batch must be at least 1");

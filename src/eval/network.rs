@@ -309,12 +309,13 @@ impl Network {
 
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(Network::byte_len(self.hidden, self.buckets));
-        if self.buckets == 1 {
-            b.extend_from_slice(MAGIC);
-            b.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        b.extend_from_slice(if self.buckets == 1 {
+            MAGIC
         } else {
-            b.extend_from_slice(MAGIC_BUCKETS);
-            b.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+            MAGIC_BUCKETS
+        });
+        b.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        if self.buckets > 1 {
             b.extend_from_slice(&(self.buckets as u32).to_le_bytes());
         }
         for w in self
