@@ -433,7 +433,13 @@ impl<'a> Worker<'a> {
         ply: usize,
     ) -> Value {
         self.pv_len[ply] = ply;
-        if depth <= 0 {
+        let in_check = self.pos.in_check();
+        // Draws by rule, at the horizon too (the quiescence search does not look for them, and
+        // its captures would otherwise score a repeated position and run the PV past the draw);
+        // a repetition inside the game or the search counts as a draw.
+        let draw = self.pos.repeats_within(usize::MAX)
+            || (self.pos.halfmove_clock() >= 100 && (!in_check || has_legal_move(&self.pos)));
+        if depth <= 0 && !draw {
             return self.qsearch::<PV>(alpha, beta, ply, true);
         }
         self.count_node();
@@ -441,13 +447,7 @@ impl<'a> Worker<'a> {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
-        let in_check = self.pos.in_check();
-
-        // Draws by rule; a repetition inside the game or the search counts as a draw.
-        if self.pos.repeats_within(usize::MAX) {
-            return DRAW;
-        }
-        if self.pos.halfmove_clock() >= 100 && (!in_check || has_legal_move(&self.pos)) {
+        if draw {
             return DRAW;
         }
         if ply >= MAX_PLY - 1 {
