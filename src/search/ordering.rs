@@ -14,6 +14,20 @@ pub struct History {
     pub butterfly: Box<[[[i32; 64]; 64]; 2]>,
     /// By the previous move's piece (0..12) and destination: the reply that refuted it.
     pub counter: Box<[[Move; 64]; 12]>,
+    /// By an earlier move's piece and destination (`piece_to`), then this move's: how often
+    /// this move refuted positions reached by that one (one and two plies back).
+    pub continuation: Box<[[i16; 768]; 768]>,
+}
+
+/// A move's piece and destination as one index, for continuation history; `NO_PIECE_TO` when
+/// there is no such move (a null move, or before the root).
+pub type PieceTo = u16;
+pub const NO_PIECE_TO: PieceTo = u16::MAX;
+
+pub fn piece_to(pos: &Position, m: Move) -> PieceTo {
+    pos.piece_at(m.from()).map_or(NO_PIECE_TO, |p| {
+        (p.index() * 64 + m.to().index()) as PieceTo
+    })
 }
 
 impl History {
@@ -21,6 +35,35 @@ impl History {
         History {
             butterfly: Box::new([[[0; 64]; 64]; 2]),
             counter: Box::new([[Move::NONE; 64]; 12]),
+            continuation: vec![[0i16; 768]; 768]
+                .into_boxed_slice()
+                .try_into()
+                .expect("768 rows"),
+        }
+    }
+
+    /// The continuation scores of move `to` (its `piece_to`) after the earlier moves `earlier`.
+    #[inline]
+    pub fn continuation_score(&self, earlier: [PieceTo; 2], to: PieceTo) -> i32 {
+        if to == NO_PIECE_TO {
+            return 0;
+        }
+        earlier
+            .iter()
+            .filter(|&&e| e != NO_PIECE_TO)
+            .map(|&e| self.continuation[e as usize][to as usize] as i32)
+            .sum()
+    }
+
+    /// Moves the continuation scores of `to` after `earlier` by `bonus`, as `update` does.
+    pub fn update_continuation(&mut self, earlier: [PieceTo; 2], to: PieceTo, bonus: i32) {
+        if to == NO_PIECE_TO {
+            return;
+        }
+        for &e in earlier.iter().filter(|&&e| e != NO_PIECE_TO) {
+            let h = &mut self.continuation[e as usize][to as usize];
+            let v = *h as i32;
+            *h = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
         }
     }
 
@@ -55,6 +98,7 @@ pub fn score_moves(
     tt_move: Move,
     killers: [Move; 2],
     counter: Move,
+    earlier: [PieceTo; 2],
     history: &History,
 ) {
     let side = pos.side_to_move().index();
@@ -88,6 +132,7 @@ pub fn score_moves(
             COUNTER
         } else {
             history.butterfly[side][m.from().index()][m.to().index()]
+                + history.continuation_score(earlier, piece_to(pos, m))
                 - if m.is_promotion() { 1 << 20 } else { 0 }
         };
     }

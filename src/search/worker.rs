@@ -3,7 +3,7 @@
 //! clock and reports; helper threads of Lazy SMP search the same root and share only the table.
 
 use super::knowledge::{Knowledge, Verdict};
-use super::ordering::{is_quiet, pick, score_moves, History};
+use super::ordering::{is_quiet, pick, piece_to, score_moves, History, PieceTo, NO_PIECE_TO};
 use super::see::see_ge;
 use super::thread::{make_report, Report, Shared};
 use super::tt::Bound;
@@ -73,6 +73,8 @@ pub(crate) struct Worker<'a> {
     stop: bool,
     history: History,
     killers: [[Move; 2]; MAX_PLY + 2],
+    /// The piece and destination of the move that reached each ply (`ordering::piece_to`).
+    reached_by: [PieceTo; MAX_PLY + 2],
     evals: [Value; MAX_PLY + 2],
     pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
@@ -120,6 +122,7 @@ impl<'a> Worker<'a> {
             stop: false,
             history: History::new(),
             killers: [[Move::NONE; 2]; MAX_PLY + 2],
+            reached_by: [NO_PIECE_TO; MAX_PLY + 2],
             evals: [0; MAX_PLY + 2],
             pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
             pv_len: [0; MAX_PLY + 1],
@@ -166,6 +169,7 @@ impl<'a> Worker<'a> {
             let (parents, children) = self.accumulators.split_at_mut(ply + 1);
             net.update(&parents[ply], &mut children[0], &self.pos, m);
         }
+        self.reached_by[ply + 1] = piece_to(&self.pos, m);
         self.pos.make_move(m);
     }
 
@@ -174,6 +178,7 @@ impl<'a> Worker<'a> {
             let (parents, children) = self.accumulators.split_at_mut(ply + 1);
             Network::copy(&parents[ply], &mut children[0]);
         }
+        self.reached_by[ply + 1] = NO_PIECE_TO;
         self.pos.make_null();
     }
 
@@ -531,6 +536,7 @@ impl<'a> Worker<'a> {
         }
 
         let counter = self.counter_move();
+        let earlier = self.earlier_moves(ply);
         let buf = &mut self.stack[ply];
         buf.list.clear();
         generate(&self.pos, Gen::All, &mut buf.list);
@@ -545,6 +551,7 @@ impl<'a> Worker<'a> {
             tt_move,
             self.killers[ply],
             counter,
+            earlier,
             &self.history,
         );
 
@@ -657,12 +664,26 @@ impl<'a> Worker<'a> {
         }
     }
 
+    /// The pieces and destinations of the two moves before `ply`'s.
+    fn earlier_moves(&self, ply: usize) -> [PieceTo; 2] {
+        [
+            self.reached_by[ply],
+            ply.checked_sub(1)
+                .map_or(NO_PIECE_TO, |p| self.reached_by[p]),
+        ]
+    }
+
     fn reward_quiet(&mut self, ply: usize, m: Move, depth: i32, tried: &[Move]) {
         let side = self.pos.side_to_move().index();
         let bonus = (depth * depth * 16).min(1600);
+        let earlier = self.earlier_moves(ply);
         self.history.update(side, m, bonus);
+        self.history
+            .update_continuation(earlier, piece_to(&self.pos, m), bonus);
         for &q in tried {
             self.history.update(side, q, -bonus);
+            self.history
+                .update_continuation(earlier, piece_to(&self.pos, q), -bonus);
         }
         if self.killers[ply][0] != m {
             self.killers[ply][1] = self.killers[ply][0];
@@ -735,6 +756,7 @@ impl<'a> Worker<'a> {
             best_score = e;
             e
         };
+        let earlier = self.earlier_moves(ply);
         let buf = &mut self.stack[ply];
         buf.list.clear();
         generate(
@@ -754,6 +776,7 @@ impl<'a> Worker<'a> {
             tt_move,
             [Move::NONE; 2],
             Move::NONE,
+            earlier,
             &self.history,
         );
         let mut best_move = Move::NONE;
