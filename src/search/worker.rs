@@ -73,6 +73,8 @@ pub(crate) struct Worker<'a> {
     stop: bool,
     history: History,
     killers: [[Move; 2]; MAX_PLY + 2],
+    /// The move each ply's singular search leaves out (`Move::NONE` outside one).
+    excluded: [Move; MAX_PLY + 2],
     /// The piece and destination of the move that reached each ply (`ordering::piece_to`).
     reached_by: [PieceTo; MAX_PLY + 2],
     evals: [Value; MAX_PLY + 2],
@@ -122,6 +124,7 @@ impl<'a> Worker<'a> {
             stop: false,
             history: History::new(),
             killers: [[Move::NONE; 2]; MAX_PLY + 2],
+            excluded: [Move::NONE; MAX_PLY + 2],
             reached_by: [NO_PIECE_TO; MAX_PLY + 2],
             evals: [0; MAX_PLY + 2],
             pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
@@ -481,7 +484,15 @@ impl<'a> Worker<'a> {
         in_check: bool,
     ) -> Value {
         let key = self.pos.key();
-        let tt = self.shared.tt.probe(key, ply);
+        // A singular search re-searches this node without one move: the table's entry belongs
+        // to the whole node, so it neither cuts nor is overwritten there.
+        let excluded = self.excluded[ply];
+        let singular_search = !excluded.is_none();
+        let tt = if singular_search {
+            None
+        } else {
+            self.shared.tt.probe(key, ply)
+        };
         let tt_move = tt.map_or(Move::NONE, |e| e.mv);
         if let Some(e) = tt {
             if !PV
@@ -498,13 +509,15 @@ impl<'a> Worker<'a> {
 
         let eval = if in_check {
             -INFINITE
+        } else if singular_search {
+            self.evals[ply]
         } else {
             tt.map_or_else(|| self.evaluate(ply), |e| e.eval)
         };
         self.evals[ply] = eval;
         let improving = !in_check && ply >= 2 && eval > self.evals[ply - 2];
 
-        if !PV && !in_check {
+        if !PV && !in_check && !singular_search {
             // Reverse futility: far above beta at low depth, a quiet move will not lose it all.
             if depth <= 6
                 && eval - 85 * depth + 40 * improving as i32 >= beta
@@ -531,8 +544,35 @@ impl<'a> Worker<'a> {
             }
         }
         // Without a hash move at a deep node, search a little shallower (internal reduction).
-        if depth >= 5 && tt_move.is_none() {
+        if depth >= 5 && tt_move.is_none() && !singular_search {
             depth -= 1;
+        }
+
+        // Singular extension: when every other move fails well below the table's lower bound
+        // for the hash move, that move alone holds the position and is searched a ply deeper.
+        // When even the others reach beta, several moves refute the parent (multi-cut).
+        let mut singular = false;
+        if let Some(e) = tt {
+            if depth >= 7
+                && !tt_move.is_none()
+                && e.bound != Bound::Upper
+                && e.depth >= depth - 3
+                && !is_mate_score(e.value)
+            {
+                let s_beta = e.value - 2 * depth;
+                self.excluded[ply] = tt_move;
+                let v =
+                    self.search_node::<false>(s_beta - 1, s_beta, (depth - 1) / 2, ply, in_check);
+                self.excluded[ply] = Move::NONE;
+                if self.stop {
+                    return 0;
+                }
+                if v < s_beta {
+                    singular = true;
+                } else if !PV && s_beta >= beta {
+                    return s_beta;
+                }
+            }
         }
 
         let counter = self.counter_move();
@@ -568,6 +608,9 @@ impl<'a> Worker<'a> {
                 let buf = &mut self.stack[ply];
                 pick(&mut buf.list, &mut buf.scores, i)
             };
+            if m == excluded {
+                continue;
+            }
             let quiet = is_quiet(&self.pos, m);
             if best_score > -super::value::MATE_BOUND && !in_check {
                 if quiet {
@@ -584,8 +627,10 @@ impl<'a> Worker<'a> {
             }
             self.make_move(m, ply);
             let gives_check = self.pos.in_check();
-            // Check extension, bounded so that perpetual checks cannot blow up the tree.
-            let extension = (gives_check && (ply as i32) < 2 * self.root_depth) as i32;
+            // Check and singular extensions, bounded so that perpetual checks cannot blow up
+            // the tree.
+            let extension = ((gives_check || (singular && m == tt_move))
+                && (ply as i32) < 2 * self.root_depth) as i32;
             let new_depth = depth - 1 + extension;
             let mut score;
             if searched == 0 {
@@ -648,9 +693,11 @@ impl<'a> Worker<'a> {
         } else {
             Bound::Upper
         };
-        self.shared
-            .tt
-            .store(key, best_move, best_score, eval, depth, bound, ply);
+        if !singular_search {
+            self.shared
+                .tt
+                .store(key, best_move, best_score, eval, depth, bound, ply);
+        }
         best_score
     }
 
