@@ -90,17 +90,30 @@ const KILLER: i32 = 1 << 27;
 const COUNTER: i32 = (1 << 27) - 2;
 const BAD_NOISY: i32 = -(1 << 28);
 
+/// What a node knows of its moves before scoring them, besides the history tables.
+pub struct Hints {
+    pub tt_move: Move,
+    pub killers: [Move; 2],
+    /// The reply that refuted the previous move before.
+    pub counter: Move,
+    /// The previous two moves' `piece_to`, for continuation history.
+    pub earlier: [PieceTo; 2],
+}
+
 /// Scores every move of `list` into `scores` (same order).
 pub fn score_moves(
     pos: &Position,
     list: &MoveList,
     scores: &mut [i32],
-    tt_move: Move,
-    killers: [Move; 2],
-    counter: Move,
-    earlier: [PieceTo; 2],
+    hints: &Hints,
     history: &History,
 ) {
+    let Hints {
+        tt_move,
+        killers,
+        counter,
+        earlier,
+    } = *hints;
     let side = pos.side_to_move().index();
     for (i, m) in list.iter().enumerate() {
         scores[i] = if m == tt_move {

@@ -3,7 +3,9 @@
 //! clock and reports; helper threads of Lazy SMP search the same root and share only the table.
 
 use super::knowledge::{Knowledge, Verdict};
-use super::ordering::{is_quiet, pick, piece_to, score_moves, History, PieceTo, NO_PIECE_TO};
+use super::ordering::{
+    is_quiet, pick, piece_to, score_moves, Hints, History, PieceTo, NO_PIECE_TO,
+};
 use super::see::see_ge;
 use super::thread::{make_report, Report, Shared};
 use super::tt::Bound;
@@ -588,10 +590,12 @@ impl<'a> Worker<'a> {
             &self.pos,
             &buf.list,
             &mut buf.scores,
-            tt_move,
-            self.killers[ply],
-            counter,
-            earlier,
+            &Hints {
+                tt_move,
+                killers: self.killers[ply],
+                counter,
+                earlier,
+            },
             &self.history,
         );
 
@@ -820,10 +824,12 @@ impl<'a> Worker<'a> {
             &self.pos,
             &buf.list,
             &mut buf.scores,
-            tt_move,
-            [Move::NONE; 2],
-            Move::NONE,
-            earlier,
+            &Hints {
+                tt_move,
+                killers: [Move::NONE; 2],
+                counter: Move::NONE,
+                earlier,
+            },
             &self.history,
         );
         let mut best_move = Move::NONE;
