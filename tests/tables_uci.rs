@@ -278,6 +278,38 @@ fn table_root_multipv_lists_the_strategys_moves_in_order() {
 }
 
 #[test]
+fn table_root_line_ends_at_a_draw_by_rule() {
+    let (_dir, mut e) = three_man_engine();
+    e.send("setoption name MultiPV value 20");
+    // KNK, every move drawn by the tables. The PV of each root move, by its first move.
+    let mut lines_of = |position: &str| {
+        let (_, lines) = e.go(position, "go depth 3");
+        lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .map(|l| {
+                let pv: Vec<String> = l
+                    .split_whitespace()
+                    .skip_while(|w| *w != "pv")
+                    .skip(1)
+                    .map(str::to_string)
+                    .collect();
+                (pv[0].clone(), pv.len())
+            })
+            .collect::<std::collections::HashMap<String, usize>>()
+    };
+    // The root seen before with the king on a1: after a1b1 the position repeats, and the line
+    // stops there, as the search's lines do; a1a2 leads somewhere new and has the reply.
+    let pvs = lines_of("position fen 8/8/8/8/8/2k5/8/K5N1 w - - 0 80 moves a1b1 c3d2 b1a1 d2c3");
+    assert_eq!(pvs.get("a1b1"), Some(&1), "{pvs:?}");
+    assert_eq!(pvs.get("a1a2"), Some(&2), "{pvs:?}");
+    // The fifty-move rule after any move: no line goes past it.
+    let pvs = lines_of("position fen 8/8/8/8/8/2k5/8/K5N1 w - - 99 80");
+    assert!(pvs.len() >= 5 && pvs.values().all(|&n| n == 1), "{pvs:?}");
+    e.quit();
+}
+
+#[test]
 fn table_root_go_depth_answers_promptly_at_the_depth_asked() {
     let (dir, mut e) = three_man_engine();
     let want = strategy_lines(dir.path(), KRK_WTM);

@@ -403,7 +403,12 @@ impl Engine {
             let m = a.moves[i].0;
             let mut child = pos.clone();
             child.make_move(m);
-            let reply = table_ranking(&reg, &child, false).and_then(|(r, o)| {
+            // A line ends at a draw by rule, as the search's lines do: no reply after it.
+            let drawn = child.repeats_within(usize::MAX) || child.halfmove_clock() >= 100;
+            let reply = (!drawn)
+                .then(|| table_ranking(&reg, &child, false))
+                .flatten();
+            let reply = reply.and_then(|(r, o)| {
                 probes += r.probes;
                 o.first().map(|&j| r.moves[j].0)
             });
