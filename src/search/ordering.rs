@@ -62,16 +62,21 @@ impl History {
         }
         for &e in earlier.iter().filter(|&&e| e != NO_PIECE_TO) {
             let h = &mut self.continuation[e as usize][to as usize];
-            let v = *h as i32;
-            *h = (v + bonus - v * bonus.abs() / HISTORY_MAX) as i16;
+            *h = with_gravity(*h as i32, bonus) as i16;
         }
     }
 
     /// Moves a history score towards +-HISTORY_MAX, by `bonus` (gravity keeps it bounded).
     pub fn update(&mut self, side: usize, m: Move, bonus: i32) {
         let h = &mut self.butterfly[side][m.from().index()][m.to().index()];
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        *h = with_gravity(*h, bonus);
     }
+}
+
+/// History score `h` moved by `bonus` towards +-HISTORY_MAX: the nearer it is, the less it moves,
+/// so it stays bounded (and within an i16).
+fn with_gravity(h: i32, bonus: i32) -> i32 {
+    h + bonus - h * bonus.abs() / HISTORY_MAX
 }
 
 pub fn is_capture(pos: &Position, m: Move) -> bool {

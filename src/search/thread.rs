@@ -405,10 +405,12 @@ impl Engine {
             child.make_move(m);
             // A line ends at a draw by rule, as the search's lines do: no reply after it.
             let drawn = child.repeats_within(usize::MAX) || child.halfmove_clock() >= 100;
-            let reply = (!drawn)
-                .then(|| table_ranking(&reg, &child, false))
-                .flatten();
-            let reply = reply.and_then(|(r, o)| {
+            let reply = if drawn {
+                None
+            } else {
+                table_ranking(&reg, &child, false)
+            }
+            .and_then(|(r, o)| {
                 probes += r.probes;
                 o.first().map(|&j| r.moves[j].0)
             });
