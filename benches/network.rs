@@ -1,11 +1,10 @@
 //! What the network costs a node: the accumulator's update for a move, the evaluation from an
-//! up-to-date accumulator, and a sum from scratch, against the hand-written evaluation of the
-//! same positions (the positions of bench.epd and every legal move from them).
+//! up-to-date accumulator, and a sum from scratch, over the positions of bench.epd and every
+//! legal move from them.
 //! `cargo bench --bench network [-- NET]` (default: the built-in network).
 
 use fortress::chess::{legal_moves, Move, Position};
 use fortress::eval::network::{Accumulator, Network};
-use fortress::eval::{evaluate_cached, PawnCache};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -56,14 +55,6 @@ fn main() {
     }
     let evaluate = ns(t);
 
-    let mut pawns = PawnCache::new();
-    let t = Instant::now();
-    for _ in 0..rounds {
-        for (_, _, after) in &cases {
-            sum += evaluate_cached(black_box(after), &mut pawns) as i64;
-        }
-    }
-    let hand_written = ns(t);
     black_box(sum);
 
     println!(
@@ -75,5 +66,4 @@ fn main() {
     println!("evaluate (accumulated)   {evaluate:8.1} ns");
     println!("update + evaluate        {:8.1} ns", update + evaluate);
     println!("refresh (from scratch)   {refresh:8.1} ns");
-    println!("hand-written evaluation  {hand_written:8.1} ns (pawn cache warm)");
 }

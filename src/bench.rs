@@ -29,7 +29,7 @@ pub fn positions() -> Vec<Position> {
 
 /// Runs the bench; `progress` gets each position's index, FEN and node count.
 pub fn run(depth: u32, progress: &mut dyn FnMut(usize, &str, u64)) -> BenchResult {
-    run_with(depth, None, None, Some(Network::built_in()), progress)
+    run_with(depth, None, None, Network::built_in(), progress)
 }
 
 /// The bench with endgame tables probed in the search (`engine bench --dir DIRS`) and Syzygy
@@ -38,12 +38,12 @@ pub fn run_with(
     depth: u32,
     tables: Option<std::sync::Arc<crate::egtb::Tablebases>>,
     syzygy: Option<SyzygyUse>,
-    network: Option<std::sync::Arc<Network>>,
+    network: std::sync::Arc<Network>,
     progress: &mut dyn FnMut(usize, &str, u64),
 ) -> BenchResult {
     let mut engine = Engine::new(HASH_MB);
     engine.threads = 1;
-    engine.evaluate_with(network);
+    engine.network = network;
     engine.tables = tables;
     engine.syzygy = syzygy;
     let limits = Limits {

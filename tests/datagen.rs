@@ -4,6 +4,7 @@
 use fortress::chess::Position;
 use fortress::egtb::generate::{gentb, GenOptions};
 use fortress::egtb::{Material, Tablebases};
+use fortress::eval::network::Network;
 use fortress::tune::datagen::{progress_path, read_records, run, DatagenArgs, DatagenError};
 use fortress::tune::record::GameResult;
 use std::io::Write;
@@ -18,7 +19,7 @@ fn args(out: &Path, games: u64, seed: u64, threads: usize) -> DatagenArgs {
         random_plies: 4,
         seed,
         threads,
-        network: None,
+        network: Network::built_in(),
     }
 }
 

@@ -19,7 +19,7 @@ fn training_is_deterministic_and_learns() {
             random_plies: 6,
             seed: 11,
             threads: 2,
-            network: None,
+            network: Network::built_in(),
         },
         &mut |_| {},
     )

@@ -383,7 +383,6 @@ fn setoption_fuzz_creates_nothing_and_keeps_the_engine_alive() {
         "SyzygyProbeDepth",
         "Syzygy50MoveRule",
         "SyzygyProbeLimit",
-        "Use NNUE",
         "EvalFile",
         "Hashh",
         "Nalimov Path",
@@ -555,7 +554,6 @@ fn eval_files_are_checked_and_networks_play() {
         e.send(line);
         e.ready()
     };
-    e.send("setoption name Use NNUE value true");
     for (file, why) in [
         (dir.path().join("missing.nnue"), "cannot read"),
         (damaged, "checksum mismatch: the file is damaged"),

@@ -33,7 +33,7 @@ pub struct DatagenCli {
     /// (default: the engine's table directory, if it exists).
     #[arg(long)]
     tables: Option<String>,
-    /// The evaluation: `built-in` (the network built in), `hand-written`, or a network file.
+    /// The network that evaluates: `built-in` or a network file.
     #[arg(long, default_value = "built-in")]
     network: String,
 }

@@ -15,7 +15,6 @@ use crate::egtb::syzygy::Syzygy;
 use crate::eval::network::Network;
 use crate::search::SyzygyUse;
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -51,8 +50,7 @@ enum Command {
         /// paths) during the bench, with the UCI options' defaults.
         #[arg(long)]
         syzygy: Option<String>,
-        /// The evaluation: `built-in` (the network built in, as the UCI options default to),
-        /// `hand-written`, or a network file.
+        /// The network: `built-in` (as the UCI options default to) or a network file.
         #[arg(long, default_value = "built-in")]
         network: String,
     },
@@ -63,19 +61,6 @@ enum Command {
     Tbinfo(tbinfo::TbinfoArgs),
     /// Build endgame tables (DTM, DTZ, DTZ50) with the sub-endgames they need, then verify them.
     Gentb(gentb::GentbArgs),
-    /// Fit the evaluation's weights to game results (Texel's method); prints a new weights.rs.
-    Tune {
-        /// A file of training records, as datagen writes them.
-        file: PathBuf,
-        #[arg(long, default_value_t = 1000)]
-        epochs: usize,
-        /// Adam's step, in centipawns.
-        #[arg(long, default_value_t = 1.0)]
-        rate: f64,
-        /// Pull towards the present weights (weight of their squared distance in the loss).
-        #[arg(long, default_value_t = 3e-8)]
-        prior: f64,
-    },
     /// Self-play games at a fixed node count, several at once, into a file of 32-byte training
     /// records (board, side to move, search score, game result); resumes a stopped run.
     Datagen(datagen::DatagenCli),
@@ -92,19 +77,6 @@ pub fn main() -> ExitCode {
             crate::uci::session::run(stdin.lock(), Box::new(std::io::stdout()));
             ExitCode::SUCCESS
         }
-        Some(Command::Tune {
-            file,
-            epochs,
-            rate,
-            prior,
-        }) => run_tune(
-            &file,
-            &crate::tune::texel::TuneArgs {
-                epochs,
-                rate,
-                prior,
-            },
-        ),
         Some(Command::Datagen(args)) => datagen::run(&args),
         Some(Command::Train(args)) => train::run(&args),
         Some(Command::Perft { depth, fen }) => run_perft(depth, &fen.join(" ")),
@@ -129,21 +101,6 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-    }
-}
-
-fn run_tune(file: &std::path::Path, args: &crate::tune::texel::TuneArgs) -> ExitCode {
-    let result = crate::tune::datagen::read_records(file)
-        .and_then(|records| crate::tune::texel::run(&records, args));
-    match result {
-        Ok(weights) => {
-            print!("{}", weights);
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("tune: {e}");
-            ExitCode::FAILURE
-        }
     }
 }
 
@@ -173,12 +130,11 @@ fn run_perft(depth: u32, fen: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The evaluation `--network` names: `built-in`, `hand-written` (None), or a network file.
-fn network_arg(arg: &str) -> Result<Option<Arc<Network>>, String> {
+/// The network `--network` names: `built-in` or a network file.
+fn network_arg(arg: &str) -> Result<Arc<Network>, String> {
     match arg {
-        "built-in" => Ok(Some(Network::built_in())),
-        "hand-written" => Ok(None),
-        path => Network::load(std::path::Path::new(path)).map(|n| Some(Arc::new(n))),
+        "built-in" => Ok(Network::built_in()),
+        path => Network::load(std::path::Path::new(path)).map(Arc::new),
     }
 }
 
@@ -186,7 +142,7 @@ fn run_bench(
     depth: u32,
     dir: Option<&str>,
     syzygy: Option<&str>,
-    network: Option<Arc<Network>>,
+    network: Arc<Network>,
 ) -> ExitCode {
     let total = crate::bench::positions().len();
     let tb = dir.map(|t| {

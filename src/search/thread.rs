@@ -134,8 +134,7 @@ pub(crate) struct Shared<'a> {
     pub blockages: AtomicU64,
     pub threads: usize,
     pub blockage_detection: bool,
-    /// The network, when it evaluates (None: the hand-written evaluation).
-    pub network: Option<Arc<Network>>,
+    pub network: Arc<Network>,
     pub tables: Option<Arc<Tablebases>>,
     pub syzygy: Option<SyzygyUse>,
     /// The score of the root's result when Syzygy judged the root: reported for the moves it
@@ -183,10 +182,8 @@ pub struct Engine {
     pub move_overhead_ms: u64,
     /// Whether pawn endings consult the blockage (fence) detector.
     pub blockage_detection: bool,
-    /// The network that `EvalFile` names, and whether it evaluates instead of the hand-written
-    /// evaluation.
+    /// The network that evaluates: the built-in one or `EvalFile`'s.
     pub network: Arc<Network>,
-    pub use_network: bool,
     /// The endgame tables (None: no probing).
     pub tables: Option<Arc<Tablebases>>,
     /// Syzygy tables, where Fortress's own do not reach (None: none).
@@ -206,7 +203,6 @@ impl Engine {
             move_overhead_ms: 10,
             blockage_detection: true,
             network: Network::built_in(),
-            use_network: true,
             tables: None,
             syzygy: None,
         }
@@ -217,14 +213,6 @@ impl Engine {
     pub fn set_hash(&mut self, megabytes: usize) -> Result<(), OutOfMemory> {
         self.tt = Arc::new(TranspositionTable::new(megabytes)?);
         Ok(())
-    }
-
-    /// Evaluates with `network`, or with the hand-written evaluation if None.
-    pub fn evaluate_with(&mut self, network: Option<Arc<Network>>) {
-        self.use_network = network.is_some();
-        if let Some(net) = network {
-            self.network = net;
-        }
     }
 
     pub fn hash_megabytes(&self) -> usize {
@@ -275,7 +263,7 @@ impl Engine {
             blockages: AtomicU64::new(0),
             threads: self.threads.max(1),
             blockage_detection: self.blockage_detection,
-            network: self.use_network.then(|| self.network.clone()),
+            network: self.network.clone(),
             tables: self.tables.clone(),
             syzygy: self.syzygy.clone(),
             root_tb_score: None,

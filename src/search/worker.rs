@@ -15,7 +15,6 @@ use super::value::{
 use crate::chess::movegen::MAX_MOVES;
 use crate::chess::{generate, Gen, Move, MoveList, PieceType, Position};
 use crate::eval::network::{Accumulator, Network};
-use crate::eval::{evaluate_cached, PawnCache};
 use crate::recognize::Wanted;
 use once_cell::sync::Lazy;
 use std::sync::atomic::Ordering;
@@ -60,11 +59,9 @@ struct PlyMoves {
 
 pub(crate) struct Worker<'a> {
     stack: Vec<PlyMoves>,
-    /// The network, when it evaluates, and its accumulator of each ply, updated as moves are
-    /// made; without it, the hand-written evaluation and its pawn cache.
-    network: Option<&'a Network>,
+    /// The network and its accumulator of each ply, updated as moves are made.
+    network: &'a Network,
     accumulators: Vec<Accumulator>,
-    pawns: PawnCache,
     knowledge: Knowledge,
     shared: &'a Shared<'a>,
     pos: Position,
@@ -94,18 +91,14 @@ impl<'a> Worker<'a> {
         root_moves: Vec<RootMove>,
         id: usize,
     ) -> Worker<'a> {
-        let network = shared.network.as_deref();
-        let mut accumulators = Vec::new();
-        if let Some(net) = network {
-            accumulators = (0..MAX_PLY + 2)
-                .map(|_| Accumulator::new(net.hidden()))
-                .collect();
-            net.refresh(&pos, &mut accumulators[0]);
-        }
+        let network: &Network = &shared.network;
+        let mut accumulators: Vec<Accumulator> = (0..MAX_PLY + 2)
+            .map(|_| Accumulator::new(network.hidden()))
+            .collect();
+        network.refresh(&pos, &mut accumulators[0]);
         Worker {
             network,
             accumulators,
-            pawns: PawnCache::new(),
             knowledge: Knowledge::new(
                 shared.blockage_detection,
                 shared.tables.as_ref().map(|t| t.reader()),
@@ -170,33 +163,27 @@ impl<'a> Worker<'a> {
     /// Makes move `m` at `ply`, bringing the next ply's accumulator up to date.
     #[inline]
     fn make_move(&mut self, m: Move, ply: usize) {
-        if let Some(net) = self.network {
-            let (parents, children) = self.accumulators.split_at_mut(ply + 1);
-            net.update(&parents[ply], &mut children[0], &self.pos, m);
-        }
+        let (parents, children) = self.accumulators.split_at_mut(ply + 1);
+        self.network
+            .update(&parents[ply], &mut children[0], &self.pos, m);
         self.reached_by[ply + 1] = piece_to(&self.pos, m);
         self.pos.make_move(m);
     }
 
     fn make_null(&mut self, ply: usize) {
-        if self.network.is_some() {
-            let (parents, children) = self.accumulators.split_at_mut(ply + 1);
-            Network::copy(&parents[ply], &mut children[0]);
-        }
+        let (parents, children) = self.accumulators.split_at_mut(ply + 1);
+        Network::copy(&parents[ply], &mut children[0]);
         self.reached_by[ply + 1] = NO_PIECE_TO;
         self.pos.make_null();
     }
 
     /// The static evaluation at `ply`, below every table win and mate score.
     #[inline]
-    fn evaluate(&mut self, ply: usize) -> Value {
+    fn evaluate(&self, ply: usize) -> Value {
         const LIMIT: Value = TB_WIN - MAX_PLY as Value - 1;
-        match self.network {
-            Some(net) => net
-                .evaluate_accumulated(&self.accumulators[ply], &self.pos)
-                .clamp(-LIMIT, LIMIT),
-            None => evaluate_cached(&self.pos, &mut self.pawns),
-        }
+        self.network
+            .evaluate_accumulated(&self.accumulators[ply], &self.pos)
+            .clamp(-LIMIT, LIMIT)
     }
 
     /// Iterative deepening. Returns the best move, its PV, its score and the last full depth.

@@ -41,8 +41,8 @@ pub struct DatagenArgs {
     pub random_plies: usize,
     pub seed: u64,
     pub threads: usize,
-    /// The network that evaluates (None: the hand-written evaluation).
-    pub network: Option<Arc<Network>>,
+    /// The network that evaluates.
+    pub network: Arc<Network>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -79,11 +79,12 @@ struct Fingerprint {
     nodes: u64,
     random_plies: usize,
     openings: u64,
-    /// "hand-written", or "network" and the network's checksum.
+    /// "network-" and the network's checksum.
     evaluation: String,
 }
 
-/// The evaluation of files made before networks existed.
+/// The evaluation of files made before networks existed, which is gone: such a file cannot be
+/// resumed.
 const HAND_WRITTEN: &str = "hand-written";
 
 const MAGIC: &str = "fortress datagen 1";
@@ -112,9 +113,7 @@ pub fn run(
         nodes: args.nodes,
         random_plies: args.random_plies,
         openings: openings_fingerprint(openings),
-        evaluation: args.network.as_ref().map_or(HAND_WRITTEN.to_string(), |n| {
-            format!("network-{:016x}", n.checksum())
-        }),
+        evaluation: format!("network-{:016x}", args.network.checksum()),
     };
     let (mut file, mut done) = open(&args.out, &print)?;
     let first = done.games;
@@ -128,7 +127,7 @@ pub fn run(
             scope.spawn(move || {
                 let mut engine = Engine::new(16);
                 engine.threads = 1;
-                engine.evaluate_with(args.network.clone());
+                engine.network = args.network.clone();
                 let mut reader = tables.as_ref().map(|t| t.reader());
                 engine.tables = tables;
                 loop {

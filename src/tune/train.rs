@@ -283,8 +283,6 @@ pub fn run(args: &TrainArgs, on_epoch: &mut dyn FnMut(&EpochReport)) -> Result<N
         args.batch,
         args.epochs
     );
-    // The bars a network must pass, on the same positions: the hand-written evaluation, and
-    // the built-in network (data made by it should train a better one).
     let loss_of = |evaluate: &(dyn Fn(&crate::chess::Position) -> i32 + Sync)| {
         held_out
             .par_iter()
@@ -296,12 +294,11 @@ pub fn run(args: &TrainArgs, on_epoch: &mut dyn FnMut(&EpochReport)) -> Result<N
             .sum::<f64>()
             / held_out.len() as f64
     };
-    let hand_written = loss_of(&crate::eval::evaluate);
+    // The bar a network must pass, on the same positions: the built-in network (data made by it
+    // should train a better one).
     let built_in = Network::built_in();
     let built_in_loss = loss_of(&|pos| built_in.evaluate(pos));
-    eprintln!(
-        "train: held-out loss of the hand-written evaluation {hand_written:.6}, of the built-in network {built_in_loss:.6}"
-    );
+    eprintln!("train: held-out loss of the built-in network {built_in_loss:.6}");
     let mut rng = fastrand::Rng::with_seed(args.seed);
     let (h, buckets) = (args.hidden, args.buckets);
     let mut params = Params::random(h, buckets, &mut rng);

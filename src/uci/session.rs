@@ -55,7 +55,6 @@ fn option_list() -> Vec<(&'static str, OptionKind)> {
             },
         ),
         ("BlockageDetection", OptionKind::Check { default: true }),
-        ("Use NNUE", OptionKind::Check { default: true }),
         (
             "EvalFile",
             OptionKind::String {
@@ -331,7 +330,6 @@ impl Session {
                 Ok(())
             }
             "BlockageDetection" => boolean(value).map(|b| engine.blockage_detection = b),
-            "Use NNUE" => boolean(value).map(|b| engine.use_network = b),
             "EvalFile" => match value.map(str::trim) {
                 None | Some("") | Some(BUILT_IN_NETWORK) => {
                     engine.network = Network::built_in();
