@@ -151,23 +151,41 @@ impl<const P: usize> Bits<P> {
         fresh
     }
 
-    /// Calls `f(i)` for every set bit `i` of `plane` (in parallel), leaving them set.
-    fn for_each_set(&self, plane: usize, f: impl Fn(u64) + Sync) {
+    /// Runs `f` on the words of each block of `plane` whose summary bit is set (in parallel),
+    /// clearing that bit first with `clear`; the sum of what `f` returns.
+    fn marked_blocks(
+        &self,
+        plane: usize,
+        clear: bool,
+        f: impl Fn(std::ops::Range<usize>) -> u64 + Sync,
+    ) -> u64 {
         (0..self.plane_words.div_ceil(BLOCK_WORDS))
             .into_par_iter()
-            .for_each(|b| {
+            .map(|b| {
                 let (flags, bit) = self.flags(plane, b);
                 if flags.load(Relaxed) & bit == 0 {
-                    return;
+                    return 0;
                 }
-                for w in b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words) {
-                    let mut bits = self.word(plane, w).load(Relaxed);
-                    while bits != 0 {
-                        f((w * 64) as u64 + bits.trailing_zeros() as u64);
-                        bits &= bits - 1;
-                    }
+                if clear {
+                    flags.fetch_and(!bit, Relaxed);
                 }
-            });
+                f(b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words))
+            })
+            .sum()
+    }
+
+    /// Calls `f(i)` for every set bit `i` of `plane` (in parallel), leaving them set.
+    fn for_each_set(&self, plane: usize, f: impl Fn(u64) + Sync) {
+        self.marked_blocks(plane, false, |words| {
+            for w in words {
+                let mut bits = self.word(plane, w).load(Relaxed);
+                while bits != 0 {
+                    f((w * 64) as u64 + bits.trailing_zeros() as u64);
+                    bits &= bits - 1;
+                }
+            }
+            0
+        });
     }
 
     /// Clears every set bit of `plane`, calling `f(state, i)` for each (in parallel, `state`
@@ -179,32 +197,24 @@ impl<const P: usize> Bits<P> {
         init: impl Fn() -> S + Sync,
         f: impl Fn(&mut S, u64) -> u64 + Sync,
     ) -> u64 {
-        (0..self.plane_words.div_ceil(BLOCK_WORDS))
-            .into_par_iter()
-            .map(|b| {
-                let (flags, bit) = self.flags(plane, b);
-                if flags.load(Relaxed) & bit == 0 {
-                    return 0;
+        self.marked_blocks(plane, true, |words| {
+            let mut state = init();
+            let mut sum = 0;
+            for w in words {
+                let word = self.word(plane, w);
+                // Most words are empty: a plain load skips them without a locked exchange.
+                if word.load(Relaxed) == 0 {
+                    continue;
                 }
-                flags.fetch_and(!bit, Relaxed);
-                let mut state = init();
-                let mut sum = 0;
-                for w in b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words) {
-                    let word = self.word(plane, w);
-                    // Most words are empty: a plain load skips them without a locked exchange.
-                    if word.load(Relaxed) == 0 {
-                        continue;
-                    }
-                    let mut bits = word.swap(0, Relaxed);
-                    let base = (w * 64) as u64;
-                    while bits != 0 {
-                        sum += f(&mut state, base + bits.trailing_zeros() as u64);
-                        bits &= bits - 1;
-                    }
+                let mut bits = word.swap(0, Relaxed);
+                let base = (w * 64) as u64;
+                while bits != 0 {
+                    sum += f(&mut state, base + bits.trailing_zeros() as u64);
+                    bits &= bits - 1;
                 }
-                sum
-            })
-            .sum()
+            }
+            sum
+        })
     }
 }
 
@@ -843,13 +853,10 @@ impl BitmapSolver<'_> {
     /// successor. In DTZ every quiet move of such an entry leads to a position its opponent
     /// wins, so each is counted down once in some pass and the entry's quiet moves are never
     /// checked (KQRKB's DTZ: 61.5 M of its 78.7 M losses are started here, 9.0 M are near a
-    /// diagonal and not counted). Only for a solve after DTM's (`earlier`), which names the
-    /// entries that can be lost: counting every entry, as DTM would have to, cost more than it
+    /// diagonal and not counted). Only in a solve after DTM's (`earlier`), whose `losable` plane
+    /// names the entries that can be lost: counting every entry, as DTM would have to, cost more than it
     /// saved (KBBKNN).
     fn precount(&self, bits: &[HalfBits; 2], counters: &Counters) {
-        if self.earlier.is_none() || self.metric == Metric::Dtm {
-            return;
-        }
         for h in Half::BOTH {
             let (Some(c), Some(losable)) = (&counters[h as usize], &bits[h as usize].losable)
             else {
