@@ -14,16 +14,19 @@
 //! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
 //!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
 //!   (`Counting`, `Nibbles`), a half keeps a counter: the first check of an entry with at most
-//!   13 quiet moves not yet known to lose counts them, each later win of a successor counts
-//!   it down, and the entry is checked again only when it reaches zero, and then only its
-//!   captures. Counting every entry's moves in a pass of its own before the solve cost more
-//!   than it saved (KBBKNN); counted at a check, an entry that is never a candidate costs
-//!   nothing. KBBKNN and KRBKNN have room for both halves, KQRKBN for one (the side with less
-//!   material, which does most of the losing);
+//!   13 moves not yet known to lose counts them, each later win of a successor counts it down,
+//!   and the entry is lost when it reaches zero, with no check at all. Captures count too,
+//!   counted down by the un-captures from the sub-tables' positions in the pass of their depth
+//!   (`counts_captures`); before, a counted entry was still checked capture by capture each
+//!   time one of them was reached. An entry that is never a candidate costs nothing. KBBKNN
+//!   and KRBKNN have room for both halves, KQRKBN for one (the side with less material, which
+//!   does most of the losing);
 //! - a later solve of the endgame knows which entries the first lost (`BitmapSolver::earlier`)
-//!   and makes no other a candidate. It counts those entries' quiet moves before its first
-//!   pass (`precount`), and in DTZ their captures need no sub-table: a loss's captures all lose
-//!   (`captures_lose`). KQRKB's DTZ: 0.82 of the time;
+//!   and makes no other a candidate. It counts those entries' moves before its first pass
+//!   (`precount`), and in DTZ their captures need no sub-table: a loss's captures all lose
+//!   (`captures_lose`). KQRKB's DTZ: 0.82 of the time. DTM counts before its first pass every
+//!   entry of the side with less material, which loses most of them: KQRKB's DTM 0.92 of the
+//!   time, KRBKN's 0.85;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
 //!   put together in Nalimov order at the end, one king block at a time (`assemble`).
 //!
@@ -241,7 +244,8 @@ fn prefetch<T>(x: &T) {
 /// position after another.
 struct Reached<'a> {
     state: &'a PassState,
-    /// Are the entries reached by un-captures from a sub-table (which no counter counts)?
+    /// Are the entries reached by un-captures from a sub-table (counted down only where the
+    /// counters count captures)?
     seeding: bool,
     /// Do the entries held reach a loss?
     to_loss: bool,
@@ -378,6 +382,8 @@ struct PassState {
     bits: [HalfBits; 2],
     cand: Bits<1>,
     counters: Counters,
+    /// Do the counters count captures too (`BitmapSolver::counts_captures`)?
+    counts_captures: bool,
 }
 
 /// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
@@ -602,11 +608,29 @@ impl BitmapSolver<'_> {
             }
     }
 
+    /// Do the counters count an entry's captures as well as its quiet moves? Unless they all
+    /// lose (`captures_lose`): un-captures from the sub-tables' positions count them down in
+    /// the pass of their depth, so that an entry whose counter reaches zero is lost with no
+    /// sub-table read, instead of checked capture by capture each time one of its captures is
+    /// reached. (KQRKB's DTM: its checks took 21.2 s against 21.7 s before, within the noise;
+    /// their cost is the first checks, which `precount` spares.)
+    fn counts_captures(&self) -> bool {
+        !self.captures_lose()
+    }
+
+    /// Is `h` the half of the side with less material, which loses most of its entries (KQRKB:
+    /// 88% of Black's)? In a solve with no earlier one, its counters are all started before
+    /// the first pass: nearly every entry of it becomes a candidate, and a count that reads no
+    /// successor costs less than the first check it spares.
+    fn loses_most(&self, h: Half) -> bool {
+        side_value(&self.material, h) < side_value(&self.material, Half::of(!h.stm()))
+    }
+
     /// Un-move counters for the halves that fit beside the solve under `MEMORY_CAP`, the half
     /// of the side with less material first (it has the most losses, and so the most
     /// candidates). Without a counter, a predecessor of a win is checked move by move each time
-    /// one of its successors is won (KBBKN's DTM: 125 M checks for 16 M losses); with one, only
-    /// when its last quiet move is found to lose.
+    /// one of its successors is won (KBBKN's DTM: 125 M checks for 16 M losses); with one, it
+    /// is lost when its last move is found to lose.
     fn counters(&self) -> Counters {
         let mut out: Counters = [None, None];
         if self.counting == Counting::Off {
@@ -742,6 +766,7 @@ impl BitmapSolver<'_> {
             bits,
             cand,
             counters,
+            counts_captures: self.counts_captures(),
         };
         let bits = &state.bits;
 
@@ -833,6 +858,7 @@ impl BitmapSolver<'_> {
             bits,
             cand,
             counters,
+            ..
         } = state;
         drop((cand, counters));
         for h in Half::BOTH {
@@ -847,36 +873,61 @@ impl BitmapSolver<'_> {
         })
     }
 
-    /// Starts the counter of every entry that can be lost, in a half that keeps counters, at
-    /// its number of quiet moves, where a counter holds it: before the first pass nothing is
-    /// won yet, so that is the count a first check would find, without its read of every
-    /// successor. In DTZ every quiet move of such an entry leads to a position its opponent
-    /// wins, so each is counted down once in some pass and the entry's quiet moves are never
-    /// checked (KQRKB's DTZ: 61.5 M of its 78.7 M losses are started here, 9.0 M are near a
-    /// diagonal and not counted). Only in a solve after DTM's (`earlier`), whose `losable` plane
-    /// names the entries that can be lost: counting every entry, as DTM would have to, cost more than it
-    /// saved (KBBKNN).
+    /// Starts counters of a half that keeps them before the first pass, each at its entry's
+    /// number of moves not known to lose (quiet moves, and captures where `counts_captures`),
+    /// where a counter holds it: nothing is won yet, so that is the count a first check would
+    /// find, without its read of every successor. Which entries:
+    /// - after DTM's solve (`earlier`), those it lost. In DTZ each of their quiet moves is
+    ///   counted down once in some pass and never checked (KQRKB's DTZ: 61.5 M of its 78.7 M
+    ///   losses are started here, 9.0 M are near a diagonal and not counted);
+    /// - in DTM, every entry of the half of the side with less material (`loses_most`). In the
+    ///   other half, or with equal material, most entries are never candidates, and counting
+    ///   them all cost more than it saved (KBBKNN).
     fn precount(&self, bits: &[HalfBits; 2], counters: &Counters) {
-        for h in Half::BOTH {
-            let (Some(c), Some(losable)) = (&counters[h as usize], &bits[h as usize].losable)
-            else {
-                continue;
-            };
-            losable.for_each_set(0, |i| {
-                let pos = self.layout.decode_valid(h, i);
-                if !self.layout.no_symmetric_neighbours(&pos) {
-                    c.start(i, UNCOUNTABLE);
-                    return;
-                }
-                let mut quiet = 0;
-                for_each_quiet_set(&pos, &Legality::of(&pos), |_, _, tos| {
-                    quiet += tos.count();
+        let counts_captures = self.counts_captures();
+        let start = |c: &Nibbles, i: u64, pos: &TbPosition| {
+            if !self.layout.no_symmetric_neighbours(pos) {
+                c.start(i, UNCOUNTABLE);
+                return;
+            }
+            let legal = Legality::of(pos);
+            let mut open = 0;
+            for_each_quiet_set(pos, &legal, |_, _, tos| {
+                open += tos.count();
+                true
+            });
+            if counts_captures {
+                for_each_conversion(pos, &legal, |_, _| {
+                    open += 1;
                     true
                 });
-                if quiet <= MAX_OPEN as u32 {
-                    c.start(i, left(quiet as u8));
-                }
-            });
+            }
+            if open <= MAX_OPEN as u32 {
+                c.start(i, left(open as u8));
+            }
+        };
+        for h in Half::BOTH {
+            let Some(c) = &counters[h as usize] else {
+                continue;
+            };
+            if let Some(losable) = &bits[h as usize].losable {
+                losable.for_each_set(0, |i| start(c, i, &self.layout.decode_valid(h, i)));
+            } else if self.loses_most(h) {
+                const CHUNK: u64 = 1 << 12;
+                let runs: Vec<_> = self.layout.live_runs(h).collect();
+                runs.par_iter().for_each(|run| {
+                    (run.start / CHUNK..run.end.div_ceil(CHUNK))
+                        .into_par_iter()
+                        .for_each(|k| {
+                            let range = (k * CHUNK).max(run.start)..((k + 1) * CHUNK).min(run.end);
+                            self.layout.scan(h, range, |i, pos| {
+                                if let Some(pos) = pos {
+                                    start(c, i, pos);
+                                }
+                            });
+                        });
+                });
+            }
         }
     }
 
@@ -945,25 +996,27 @@ impl BitmapSolver<'_> {
                 }
                 let pos = self.layout.decode_valid(ph, pi);
                 let lose = match counted.map(|c| (c, c.get(pi))) {
-                    None | Some((_, UNCOUNTABLE)) => self.all_moves_lose(bits, pi, &pos, n, false),
+                    None | Some((_, UNCOUNTABLE)) => self.all_moves_lose(bits, pi, &pos, n),
                     Some((c, NOT_COUNTED)) => {
                         if self.layout.no_symmetric_neighbours(&pos) {
                             // Counted once it is small enough; later wins of its successors
                             // count it down.
-                            let open = self.quiet_not_lost(bits, pi, &pos);
+                            let mut open = self.quiet_not_lost(bits, pi, &pos);
+                            if open <= MAX_OPEN && state.counts_captures {
+                                open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
+                            }
                             if open <= MAX_OPEN {
                                 c.start(pi, left(open));
                             }
-                            open == 0 && self.all_moves_lose(bits, pi, &pos, n, true)
+                            open == 0
                         } else {
                             c.start(pi, UNCOUNTABLE);
-                            self.all_moves_lose(bits, pi, &pos, n, false)
+                            self.all_moves_lose(bits, pi, &pos, n)
                         }
                     }
-                    // Every quiet move loses: the captures decide.
-                    Some((_, count)) => {
-                        count == left(0) && self.all_moves_lose(bits, pi, &pos, n, true)
-                    }
+                    // Every move is known to lose: its quiet ones counted down, and its captures
+                    // too or all losing (`captures_lose`).
+                    Some((_, count)) => count == left(0),
                 };
                 if !lose || !b.bits.set(LOST, pi) {
                     return 0;
@@ -1025,42 +1078,51 @@ impl BitmapSolver<'_> {
         open
     }
 
+    /// How many captures of `pos` do not lead to a sub-table position its opponent wins at
+    /// depth n or less (`all_moves_lose`'s test); once past `most`, more than `most`.
+    fn captures_not_lost(&self, pos: &TbPosition, n: u16, most: u8) -> u8 {
+        let mut open = 0u8;
+        for_each_conversion(pos, &Legality::of(pos), |succ, class| {
+            open += !self.capture_loses(pos.stm, succ, class, n) as u8;
+            open <= most
+        });
+        open
+    }
+
+    /// Does the capture of the side `mover` to `succ` lead to a position its opponent wins
+    /// at depth n or less?
+    fn capture_loses(&self, mover: Color, succ: &TbPosition, class: MoveClass, n: u16) -> bool {
+        let MoveClass::Convert { captured, promoted } = class else {
+            unreachable!("pawnless")
+        };
+        let seed = match self.metric {
+            Metric::Dtm => {
+                self.seed_depth(
+                    self.subs
+                        .value(Metric::Dtm, mover, captured, promoted, succ),
+                )
+            }
+            _ => self.zeroing_seed(self.subs.result(mover, captured, promoted, succ)),
+        };
+        matches!(seed, Some((d, true)) if d <= n)
+    }
+
     /// Does every move of `pos` (the entry `idx`) lead to a position its opponent wins,
     /// resolved no deeper than n? In-table successors first: their bits are cheaper than a
-    /// sub-table probe. With `quiet_lose` the quiet moves are known to (a counter's).
-    fn all_moves_lose(
-        &self,
-        bits: &[HalfBits; 2],
-        idx: u64,
-        pos: &TbPosition,
-        n: u16,
-        quiet_lose: bool,
-    ) -> bool {
+    /// sub-table probe.
+    fn all_moves_lose(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition, n: u16) -> bool {
         let mover = pos.stm;
         let sb = &bits[Half::of(!mover) as usize];
         let next = sb.next();
         let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
         let legal = Legality::of(pos);
-        let quiet = quiet_lose || self.quiet_entries(idx, pos, &legal, sb, won);
+        let quiet = self.quiet_entries(idx, pos, &legal, sb, won);
         if quiet && self.captures_lose() {
             return true;
         }
         quiet
             && for_each_conversion(pos, &legal, |succ, class| {
-                let MoveClass::Convert { captured, promoted } = class else {
-                    unreachable!("pawnless")
-                };
-                let seed = match self.metric {
-                    Metric::Dtm => self.seed_depth(self.subs.value(
-                        Metric::Dtm,
-                        mover,
-                        captured,
-                        promoted,
-                        succ,
-                    )),
-                    _ => self.zeroing_seed(self.subs.result(mover, captured, promoted, succ)),
-                };
-                matches!(seed, Some((d, true)) if d <= n)
+                self.capture_loses(mover, succ, class, n)
             })
     }
 }
@@ -1068,8 +1130,8 @@ impl BitmapSolver<'_> {
 /// Entry `pi` of half `ph` has a move to a position resolved at the pass's depth: won at
 /// once if that position is lost (`to_loss`; true if newly resolved). Otherwise it is to be
 /// checked (a candidate): at once in a half without counters; in one with counters when this
-/// was its last quiet move not yet known to lose, or, reached from a sub-table, when none is
-/// left.
+/// was its last move not yet known to lose, or, reached from a sub-table where the counters
+/// leave captures out (`captures_lose`), when none is left.
 #[inline]
 fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
     let b = &r.state.bits[ph as usize];
@@ -1089,7 +1151,7 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
             let count = c.get(pi);
             if count == NOT_COUNTED || count == UNCOUNTABLE {
                 true
-            } else if r.seeding {
+            } else if r.seeding && !r.state.counts_captures {
                 count == left(0)
             } else {
                 let before = c.count_down(pi);
@@ -1105,7 +1167,8 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
 }
 
 /// Per half, optionally, an un-move counter per entry (`BitmapSolver::counters`): how many of
-/// its quiet moves are not yet known to lose, counted the first time it is checked.
+/// its moves are not yet known to lose, counted before the first pass (`precount`) or the first
+/// time it is checked.
 type Counters = [Option<Nibbles>; 2];
 
 /// A four-bit counter per entry, two to a byte: half the memory of a byte each, so that
@@ -1157,16 +1220,16 @@ impl Nibbles {
     }
 }
 
-/// A counter not yet started: the entry was never checked, or had more than `MAX_OPEN` quiet
-/// moves open when it was.
+/// A counter not yet started: the entry was never counted, or had more than `MAX_OPEN` moves
+/// open when it was.
 const NOT_COUNTED: u8 = 0;
 /// A counter not kept: near a long diagonal a successor may be its own mirror image and reach
 /// its predecessor twice; such entries are checked move by move every time.
 const UNCOUNTABLE: u8 = 0xF;
-/// The most open quiet moves a counter holds.
+/// The most open moves a counter holds.
 const MAX_OPEN: u8 = UNCOUNTABLE - 2;
 
-/// The counter of an entry with `n` quiet moves not yet known to lose.
+/// The counter of an entry with `n` moves not yet known to lose.
 #[inline(always)]
 fn left(n: u8) -> u8 {
     n + 1
