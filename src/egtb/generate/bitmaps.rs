@@ -14,11 +14,13 @@
 //! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
 //!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
 //!   (`Counting`, `Nibbles`), a half keeps a counter: the first check of an entry with at most
-//!   13 moves not yet known to lose counts them, each later win of a successor counts it down,
+//!   14 moves not yet known to lose counts them, each later win of a successor counts it down,
 //!   and the entry is lost when it reaches zero, with no check at all. Captures count too,
 //!   counted down by the un-captures from the sub-tables' positions in the pass of their depth
 //!   (`counts_captures`); before, a counted entry was still checked capture by capture each
-//!   time one of them was reached. An entry that is never a candidate costs nothing. KBBKNN
+//!   time one of them was reached. Near a long diagonal, where a successor may be its own
+//!   mirror image, the quiet moves are counted by orbit counting (`arrivals_not_lost`) and the
+//!   captures checked at zero. An entry that is never a candidate costs nothing. KBBKNN
 //!   and KRBKNN have room for both halves, KQRKBN for one (the side with less material, which
 //!   does most of the losing);
 //! - a later solve of the endgame knows which entries the first lost (`BitmapSolver::earlier`)
@@ -244,12 +246,10 @@ fn prefetch<T>(x: &T) {
 /// position after another.
 struct Reached<'a> {
     state: &'a PassState,
-    /// Are the entries reached by un-captures from a sub-table (counted down only where the
-    /// counters count captures)?
-    seeding: bool,
     /// Do the entries held reach a loss?
     to_loss: bool,
-    entries: [(Half, u64); REACHED],
+    /// Each entry, and whether its counter counts the move that reaches it.
+    entries: [(Half, u64, bool); REACHED],
     count: usize,
 }
 
@@ -258,12 +258,11 @@ struct Reached<'a> {
 const REACHED: usize = 128;
 
 impl<'a> Reached<'a> {
-    fn new(state: &'a PassState, seeding: bool) -> Reached<'a> {
+    fn new(state: &'a PassState) -> Reached<'a> {
         Reached {
             state,
-            seeding,
             to_loss: false,
-            entries: [(Half::Wtm, 0); REACHED],
+            entries: [(Half::Wtm, 0, true); REACHED],
             count: 0,
         }
     }
@@ -274,9 +273,10 @@ impl<'a> Reached<'a> {
         self.to_loss = to_loss;
     }
 
-    /// Entry `i` of half `h` is reached: its lines are asked for now, `reach` runs later.
+    /// Entry `i` of half `h` is reached, by a move its counter counts or not (`counted`): its
+    /// lines are asked for now, `reach` runs later.
     #[inline(always)]
-    fn push(&mut self, h: Half, i: u64) -> u64 {
+    fn push(&mut self, h: Half, i: u64, counted: bool) -> u64 {
         let done = if self.count == REACHED {
             self.flush()
         } else {
@@ -295,7 +295,7 @@ impl<'a> Reached<'a> {
                 None => self.state.cand.prefetch(i),
             }
         }
-        self.entries[self.count] = (h, i);
+        self.entries[self.count] = (h, i, counted);
         self.count += 1;
         done
     }
@@ -303,8 +303,8 @@ impl<'a> Reached<'a> {
     /// Runs `reach` on the entries held; how many it resolved.
     fn flush(&mut self) -> u64 {
         let mut done = 0;
-        for &(h, i) in &self.entries[..self.count] {
-            done += reach(self, h, i) as u64;
+        for &(h, i, counted) in &self.entries[..self.count] {
+            done += reach(self, h, i, counted) as u64;
         }
         self.count = 0;
         done
@@ -879,7 +879,7 @@ impl BitmapSolver<'_> {
     /// find, without its read of every successor. Which entries:
     /// - after DTM's solve (`earlier`), those it lost. In DTZ each of their quiet moves is
     ///   counted down once in some pass and never checked (KQRKB's DTZ: 61.5 M of its 78.7 M
-    ///   losses are started here, 9.0 M are near a diagonal and not counted);
+    ///   losses are started here);
     /// - in DTM, every entry of the half of the side with less material (`loses_most`). In the
     ///   other half, or with equal material, most entries are never candidates, and counting
     ///   them all cost more than it saved (KBBKNN).
@@ -887,7 +887,10 @@ impl BitmapSolver<'_> {
         let counts_captures = self.counts_captures();
         let start = |c: &Nibbles, i: u64, pos: &TbPosition| {
             if !self.layout.no_symmetric_neighbours(pos) {
-                c.start(i, UNCOUNTABLE);
+                let open = self.arrivals_not_lost(i, pos, |_| false);
+                if open <= MAX_OPEN as u32 {
+                    c.start(i, left(open as u8));
+                }
                 return;
             }
             let legal = Legality::of(pos);
@@ -934,13 +937,13 @@ impl BitmapSolver<'_> {
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared).
     fn frontier(&self, state: &PassState, h: Half, fresh: &AtomicU64) {
         let b = &state.bits[h as usize];
-        let init = || Reached::new(state, false);
+        let init = || Reached::new(state);
         let done = b.bits.drain(b.now, init, |reached, idx| {
             let pos = self.layout.decode_valid(h, idx);
             reached.start(b.bits.get(LOST, idx));
             let mut done = 0;
             for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
-                done += reached.push(ph, pi);
+                done += reached.push(ph, pi, true);
             });
             done + reached.flush()
         });
@@ -957,7 +960,7 @@ impl BitmapSolver<'_> {
             .par_chunks(1 << 10)
             .for_each(|chunk| {
                 let mut done = 0;
-                let mut reached = Reached::new(state, true);
+                let mut reached = Reached::new(state);
                 for &e in chunk {
                     let idx = (e & !Y_WINS) as u64;
                     // Files that leave broken entries unmarked give them a neighbour's value.
@@ -971,7 +974,10 @@ impl BitmapSolver<'_> {
                             .layout
                             .encode(pred)
                             .expect("legal position has an entry");
-                        done += reached.push(ph, pi);
+                        // Near a diagonal the counters leave captures out.
+                        let counted =
+                            state.counts_captures && self.layout.no_symmetric_neighbours(pred);
+                        done += reached.push(ph, pi, counted);
                     });
                     done += reached.flush();
                 }
@@ -995,28 +1001,28 @@ impl BitmapSolver<'_> {
                     return 0;
                 }
                 let pos = self.layout.decode_valid(ph, pi);
+                // Near a diagonal the counters leave captures out, to be checked at zero.
+                let captures_counted =
+                    state.counts_captures && self.layout.no_symmetric_neighbours(&pos);
                 let lose = match counted.map(|c| (c, c.get(pi))) {
-                    None | Some((_, UNCOUNTABLE)) => self.all_moves_lose(bits, pi, &pos, n),
+                    None => self.all_moves_lose(bits, pi, &pos, n),
                     Some((c, NOT_COUNTED)) => {
-                        if self.layout.no_symmetric_neighbours(&pos) {
-                            // Counted once it is small enough; later wins of its successors
-                            // count it down.
-                            let mut open = self.quiet_not_lost(bits, pi, &pos);
-                            if open <= MAX_OPEN && state.counts_captures {
-                                open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
-                            }
-                            if open <= MAX_OPEN {
-                                c.start(pi, left(open));
-                            }
-                            open == 0
-                        } else {
-                            c.start(pi, UNCOUNTABLE);
-                            self.all_moves_lose(bits, pi, &pos, n)
+                        // Counted once it is small enough; later wins of its successors count
+                        // it down.
+                        let mut open = self.quiet_not_lost(bits, pi, &pos);
+                        if open <= MAX_OPEN && captures_counted {
+                            open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
                         }
+                        if open <= MAX_OPEN {
+                            c.start(pi, left(open));
+                        }
+                        open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
                     }
-                    // Every move is known to lose: its quiet ones counted down, and its captures
-                    // too or all losing (`captures_lose`).
-                    Some((_, count)) => count == left(0),
+                    // Every quiet move is known to lose, counted down, and the captures too
+                    // where they are counted.
+                    Some((_, count)) => {
+                        count == left(0) && (captures_counted || self.captures_all_lose(&pos, n))
+                    }
                 };
                 if !lose || !b.bits.set(LOST, pi) {
                     return 0;
@@ -1070,12 +1076,47 @@ impl BitmapSolver<'_> {
     fn quiet_not_lost(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition) -> u8 {
         let sb = &bits[Half::of(!pos.stm) as usize];
         let next = sb.next();
+        if !self.layout.no_symmetric_neighbours(pos) {
+            let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
+            return self
+                .arrivals_not_lost(idx, pos, won)
+                .min(MAX_OPEN as u32 + 1) as u8;
+        }
         let mut open = 0u8;
         self.quiet_entries(idx, pos, &Legality::of(pos), sb, |i| {
             open += !matches!(sb.bits.get2(WON, next, i), (true, false)) as u8;
             open <= MAX_OPEN
         });
         open
+    }
+
+    /// How many un-moves from the entries of the quiet successors of `pos` (the entry `idx`)
+    /// not `won` will reach this entry: by orbit counting, as the values solver counts near a
+    /// long diagonal, the sum over those moves of the successor's stabiliser, divided by the
+    /// position's own. Every move is made; only about a tenth of the entries need this.
+    fn arrivals_not_lost(&self, idx: u64, pos: &TbPosition, won: impl Fn(u64) -> bool) -> u32 {
+        let mut open = 0;
+        for_each_quiet(pos, |succ, kind| {
+            let (_, i) = self
+                .layout
+                .encode_move(idx, pos, succ, kind)
+                .expect("legal successor has an entry");
+            if !won(i) {
+                open += self.layout.stabiliser(succ) as u32;
+            }
+            true
+        });
+        let own = self.layout.stabiliser(pos) as u32;
+        debug_assert_eq!(open % own, 0);
+        open / own
+    }
+
+    /// Does every capture of `pos` lead to a position its opponent wins at depth n or less?
+    fn captures_all_lose(&self, pos: &TbPosition, n: u16) -> bool {
+        self.captures_lose()
+            || for_each_conversion(pos, &Legality::of(pos), |succ, class| {
+                self.capture_loses(pos.stm, succ, class, n)
+            })
     }
 
     /// How many captures of `pos` do not lead to a sub-table position its opponent wins at
@@ -1133,7 +1174,7 @@ impl BitmapSolver<'_> {
 /// was its last move not yet known to lose, or, reached from a sub-table where the counters
 /// leave captures out (`captures_lose`), when none is left.
 #[inline]
-fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
+fn reach(r: &Reached, ph: Half, pi: u64, counted: bool) -> bool {
     let b = &r.state.bits[ph as usize];
     if r.to_loss {
         if b.bits.get(LOST, pi) || !b.bits.set(WON, pi) {
@@ -1149,9 +1190,9 @@ fn reach(r: &Reached, ph: Half, pi: u64) -> bool {
         None => true,
         Some(c) => {
             let count = c.get(pi);
-            if count == NOT_COUNTED || count == UNCOUNTABLE {
+            if count == NOT_COUNTED {
                 true
-            } else if r.seeding && !r.state.counts_captures {
+            } else if !counted {
                 count == left(0)
             } else {
                 let before = c.count_down(pi);
@@ -1223,11 +1264,8 @@ impl Nibbles {
 /// A counter not yet started: the entry was never counted, or had more than `MAX_OPEN` moves
 /// open when it was.
 const NOT_COUNTED: u8 = 0;
-/// A counter not kept: near a long diagonal a successor may be its own mirror image and reach
-/// its predecessor twice; such entries are checked move by move every time.
-const UNCOUNTABLE: u8 = 0xF;
-/// The most open moves a counter holds.
-const MAX_OPEN: u8 = UNCOUNTABLE - 2;
+/// The most open moves a counter holds (codes 1 to 15).
+const MAX_OPEN: u8 = 14;
 
 /// The counter of an entry with `n` moves not yet known to lose.
 #[inline(always)]
