@@ -8,7 +8,7 @@ use fortress::chess::Position;
 use fortress::egtb::file::{Metric, Outcome, TbValue, SPAN_LOG2};
 use fortress::egtb::generate::table8;
 use fortress::egtb::generate::{
-    gentb, open_subs, verify, Counting, Dtz50Method, GenOptions, TableSummary,
+    gentb, open_subs, verify, Counting, Dtz50Method, GenOptions, Pulling, TableSummary,
 };
 use fortress::egtb::{EndgameIndex, EndgameTables, Half, Material};
 use indicatif::ProgressBar;
@@ -245,14 +245,20 @@ fn all_three_and_four_man_tables() {
 /// solved on its own like DTZ from DTM's mates and losses: with counters in both halves, what
 /// the memory allows here (White's counted at a first check, where its many moves leave some
 /// entries too many for a counter to hold; Black's, the side with less material, all started
-/// before the first pass), and in none (`--no-counters`, the other half of KQRKBN's solves).
+/// before the first pass), each pass's wins found as it costs least; and with none
+/// (`--no-counters`, the other half of KQRKBN's solves), every pass's wins pulled (the moves
+/// of the entries left open instead of the un-moves from the losses).
 #[test]
 fn bitmap_solver_gives_the_recorded_values() {
-    for counting in [Counting::WhereMemoryAllows, Counting::Off] {
+    for (counting, pulling) in [
+        (Counting::WhereMemoryAllows, Pulling::Chosen),
+        (Counting::Off, Pulling::Always),
+    ] {
         let dir = tempfile::tempdir().expect("temporary directory");
         let opts = GenOptions {
             bitmaps: true,
             counting,
+            pulling,
             verify: false,
             ..options(dir.path(), true)
         };
@@ -273,7 +279,7 @@ fn bitmap_solver_gives_the_recorded_values() {
         }
         assert!(
             failures.is_empty(),
-            "{counting:?}: values differ: {failures:?}"
+            "{counting:?}, {pulling:?}: values differ: {failures:?}"
         );
     }
 }

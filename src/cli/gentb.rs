@@ -4,7 +4,7 @@
 
 use crate::egtb::generate::{
     build_endgame, build_or_keep, check_resources, needs_build, plan, progress_style, table8,
-    verify_endgame, Counting, GenError, GenOptions, TableSummary,
+    verify_endgame, Counting, GenError, GenOptions, Pulling, TableSummary,
 };
 use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
@@ -47,6 +47,10 @@ pub struct GentbArgs {
     /// comparisons).
     #[arg(long)]
     pub no_counters: bool,
+    /// Solve in bitmaps finding every pass's wins by un-moves from its losses, never by the
+    /// moves of the entries left open (for comparisons).
+    #[arg(long)]
+    pub no_pull: bool,
     /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.
     #[arg(long, conflicts_with_all = ["verify", "men"])]
     pub bench: bool,
@@ -151,6 +155,11 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
             Counting::Off
         } else {
             Counting::WhereMemoryAllows
+        },
+        pulling: if args.no_pull {
+            Pulling::Never
+        } else {
+            Pulling::Chosen
         },
         ..GenOptions::new(&dir)
     };

@@ -60,7 +60,7 @@ use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::staging::Staging;
 use crate::egtb::tables::{self, EndgameTables};
-pub use bitmaps::Counting;
+pub use bitmaps::{Counting, Pulling};
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
 pub use memory::peak_memory_bytes;
@@ -93,6 +93,8 @@ pub struct GenOptions {
     pub bitmaps: bool,
     /// Which halves of a bitmap solve keep un-move counters (default: where the memory allows).
     pub counting: Counting,
+    /// How a bitmap solve's passes find their wins (default: as each pass costs least).
+    pub pulling: Pulling,
 }
 
 impl GenOptions {
@@ -107,6 +109,7 @@ impl GenOptions {
             full_dtz50: false,
             bitmaps: false,
             counting: Counting::WhereMemoryAllows,
+            pulling: Pulling::Chosen,
         }
     }
 
@@ -269,15 +272,8 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         }
     };
     if uses_bitmaps(&m, opts) {
-        let (halves, split_seconds, dtz50_method) = build_by_bitmaps(
-            &m,
-            &subs,
-            out,
-            &layout,
-            opts.full_dtz50,
-            opts.counting,
-            &progress,
-        )?;
+        let (halves, split_seconds, dtz50_method) =
+            build_by_bitmaps(&m, &subs, out, &layout, opts, &progress)?;
         return finish(
             m,
             opts,
@@ -492,8 +488,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     subs: &SubTables,
     out: &Path,
     layout: &Layout,
-    full_dtz50: bool,
-    counting: Counting,
+    opts: &GenOptions,
     progress: &dyn Fn(String) -> P,
 ) -> Result<Solved, GenError> {
     let start = Instant::now();
@@ -508,7 +503,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
             material: *m,
             metric,
             earlier,
-            counting,
+            counting: opts.counting,
+            pulling: opts.pulling,
         };
         solver.solve(&out.join(format!(".{}.log", metric.name())), &on_pass)
     };
@@ -519,7 +515,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     let dtz = solve(Metric::Dtz, Some(&dtm))?;
     let split_seconds = [dtm_seconds, start.elapsed().as_secs_f64() - dtm_seconds];
     let clean = subs.rule50_clean();
-    let method = if full_dtz50 {
+    let method = if opts.full_dtz50 {
         Dtz50Method::Solved
     } else if clean && dtz.deepest() <= crate::egtb::plies::RULE50_PLIES {
         Dtz50Method::SameAsDtz
