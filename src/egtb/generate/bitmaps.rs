@@ -557,7 +557,7 @@ pub struct BitmapSolver<'a> {
 pub enum Pulling {
     /// By un-moves from the losses (push), or, where fewer entries are left open than the
     /// frontier holds losses, by the moves of the entries left open (pull): whichever makes
-    /// fewer moves (`BitmapSolver::pulls`).
+    /// fewer moves (`OpenEntries::pull_costs_less`).
     Chosen,
     /// Never pull: Thompson's un-moves alone (for comparisons).
     Never,
@@ -764,7 +764,6 @@ impl BitmapSolver<'_> {
         ];
         let seeds = self.seeds()?;
         let mut log = DepthLog::create(log_path).map_err(io)?;
-        const CHUNK: u64 = 1 << 12;
 
         if let Some(earlier) = self.earlier {
             for h in Half::BOTH {
@@ -792,7 +791,8 @@ impl BitmapSolver<'_> {
 
         // Depth 0: the mates.
         let resolved = AtomicU64::new(0);
-        // Per half: its entries resolved so far, and those lost at the pass's depth (`pulls`).
+        // Per half: its entries resolved so far, and those lost at the pass's depth
+        // (`OpenEntries::pull_costs_less`).
         let mut resolved_in = [0u64; 2];
         let mut lost_now = [0u64; 2];
         for h in Half::BOTH {
@@ -808,21 +808,13 @@ impl BitmapSolver<'_> {
             } else {
                 // Only the live runs hold positions: KQRKBN's scan skips over a quarter of its
                 // entries.
-                let runs: Vec<_> = layout.live_runs(h).collect();
-                runs.par_iter().for_each(|run| {
-                    (run.start / CHUNK..run.end.div_ceil(CHUNK))
-                        .into_par_iter()
-                        .for_each(|c| {
-                            layout.scan_mates(
-                                h,
-                                (c * CHUNK).max(run.start)..((c + 1) * CHUNK).min(run.end),
-                                |idx, pos| {
-                                    if in_check(pos) && for_each_move(pos, |_, _| false) {
-                                        mated(idx);
-                                    }
-                                },
-                            );
-                        });
+                live_chunks(layout, h, |range| {
+                    layout.scan_mates(h, range, |idx, pos| {
+                        if in_check(pos) && for_each_move(pos, |_, _| false) {
+                            mated(idx);
+                        }
+                    });
+                    0
                 });
             }
             log.append(h, 0, b.bits.plane(b.now)).map_err(io)?;
@@ -962,19 +954,13 @@ impl BitmapSolver<'_> {
             if let Some(losable) = &bits[h as usize].losable {
                 losable.for_each_set(0, |i| start(c, i, &self.layout.decode_valid(h, i)));
             } else if self.loses_most(h) {
-                const CHUNK: u64 = 1 << 12;
-                let runs: Vec<_> = self.layout.live_runs(h).collect();
-                runs.par_iter().for_each(|run| {
-                    (run.start / CHUNK..run.end.div_ceil(CHUNK))
-                        .into_par_iter()
-                        .for_each(|k| {
-                            let range = (k * CHUNK).max(run.start)..((k + 1) * CHUNK).min(run.end);
-                            self.layout.scan(h, range, |i, pos| {
-                                if let Some(pos) = pos {
-                                    start(c, i, pos);
-                                }
-                            });
-                        });
+                live_chunks(self.layout, h, |range| {
+                    self.layout.scan(h, range, |i, pos| {
+                        if let Some(pos) = pos {
+                            start(c, i, pos);
+                        }
+                    });
+                    0
                 });
             }
         }
@@ -1010,45 +996,32 @@ impl BitmapSolver<'_> {
         let (pb, sb) = (&state.bits[ph as usize], &state.bits[h as usize]);
         let next = sb.next();
         let open_move = |i: u64| !matches!(sb.bits.get2(LOST, next, i), (true, false));
-        const CHUNK: u64 = 1 << 12;
-        let runs: Vec<_> = self.layout.live_runs(ph).collect();
-        let done: u64 = runs
-            .par_iter()
-            .map(|run| {
-                (run.start / CHUNK..run.end.div_ceil(CHUNK))
-                    .into_par_iter()
-                    .map(|c| {
-                        let range = (c * CHUNK).max(run.start)..((c + 1) * CHUNK).min(run.end);
-                        let mut done = 0;
-                        for w in (range.start / 64) as usize..range.end.div_ceil(64) as usize {
-                            let base = w as u64 * 64;
-                            let mut open = !(pb.bits.word(WON, w).load(Relaxed)
-                                | pb.bits.word(LOST, w).load(Relaxed));
-                            // DTM's losses cannot be won.
-                            if let Some(l) = &pb.losable {
-                                open &= !l.word(0, w).load(Relaxed);
-                            }
-                            open &= in_word(base, &range);
-                            while open != 0 {
-                                let i = base + open.trailing_zeros() as u64;
-                                open &= open - 1;
-                                let Some(pos) = self.layout.decode(ph, i) else {
-                                    continue;
-                                };
-                                let legal = Legality::of(&pos);
-                                if !self.quiet_entries(i, &pos, &legal, sb, open_move)
-                                    && pb.bits.set(WON, i)
-                                {
-                                    pb.bits.set(pb.next(), i);
-                                    done += 1;
-                                }
-                            }
-                        }
-                        done
-                    })
-                    .sum::<u64>()
-            })
-            .sum();
+        let done = live_chunks(self.layout, ph, |range| {
+            let mut done = 0;
+            for w in (range.start / 64) as usize..range.end.div_ceil(64) as usize {
+                let base = w as u64 * 64;
+                let mut open =
+                    !(pb.bits.word(WON, w).load(Relaxed) | pb.bits.word(LOST, w).load(Relaxed));
+                // DTM's losses cannot be won.
+                if let Some(l) = &pb.losable {
+                    open &= !l.word(0, w).load(Relaxed);
+                }
+                open &= in_word(base, &range);
+                while open != 0 {
+                    let i = base + open.trailing_zeros() as u64;
+                    open &= open - 1;
+                    let Some(pos) = self.layout.decode(ph, i) else {
+                        continue;
+                    };
+                    let legal = Legality::of(&pos);
+                    if !self.quiet_entries(i, &pos, &legal, sb, open_move) && pb.bits.set(WON, i) {
+                        pb.bits.set(pb.next(), i);
+                        done += 1;
+                    }
+                }
+            }
+            done
+        });
         fresh.fetch_add(done, Relaxed);
     }
 
@@ -1307,6 +1280,21 @@ fn reach(r: &Reached, ph: Half, pi: u64, counted: bool) -> bool {
         r.state.cand.set(0, pi);
     }
     false
+}
+
+/// The sum of `f` over the live runs of half `h` (`Layout::live_runs`), cut into chunks of
+/// 4,096 entries run in parallel.
+fn live_chunks(layout: &Layout, h: Half, f: impl Fn(std::ops::Range<u64>) -> u64 + Sync) -> u64 {
+    const CHUNK: u64 = 1 << 12;
+    let runs: Vec<_> = layout.live_runs(h).collect();
+    runs.par_iter()
+        .map(|run| {
+            (run.start / CHUNK..run.end.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|c| f((c * CHUNK).max(run.start)..((c + 1) * CHUNK).min(run.end)))
+                .sum::<u64>()
+        })
+        .sum()
 }
 
 /// The bits of a word of 64 entries from `base` that lie in `range`.
