@@ -28,12 +28,17 @@
 //!   (`precount`), and in DTZ their captures need no sub-table: a loss's captures all lose
 //!   (`captures_lose`). KQRKB's DTZ: 0.82 of the time. DTM counts before its first pass every
 //!   entry of the side with less material, which loses most of them: KQRKB's DTM 0.92 of the
-//!   time, KRBKN's 0.85;
+//!   time, KRBKN's 0.85. It writes those entries' quiet moves to disk (`move_counts`), and
+//!   the later solves start their counters from them instead of counting again: KQRKB's DTZ
+//!   0.84 of its time;
 //! - a pass whose frontier holds more losses than the other half has entries left open finds
 //!   its wins the other way round (`pull_wins`): each open entry's moves, won if one reaches a
 //!   loss, instead of the un-moves from every loss, most of which reach entries won long ago.
 //!   Which way costs less is estimated from a sample of the half's entries (`OpenEntries`).
-//!   KQRKB's DTZ pulls two of its passes: 0.83 of the time;
+//!   KQRKB's DTZ pulls two of its passes: 0.83 of the time. The first pull of a half marks
+//!   the broken entries it decodes as won, so that later pulls pass over them by the word
+//!   (KQRKB: 68 M of White's 121 M live entries), which makes pulling the cheaper way in
+//!   most of the tail passes: KQRKB's DTM 0.82 of its time, DTZ 0.92;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
 //!   put together in Nalimov order at the end, one king block at a time (`assemble`).
 //!
@@ -45,6 +50,7 @@
 
 use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
+use super::move_counts::{CountsWriter, MoveCounts};
 use super::moves::{
     for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
     in_check, Legality, MoveClass,
@@ -508,6 +514,9 @@ pub struct Resolved {
     log: DepthReader,
     /// `kinds[d]`: `WON_KIND` if an entry was won at depth d, `LOST_KIND` if one was lost.
     kinds: Vec<u8>,
+    /// The quiet moves of every entry of the half counted before the first pass, where this
+    /// solve counted one (`precount`).
+    quiet: Option<MoveCounts>,
 }
 
 const WON_KIND: u8 = 1;
@@ -779,7 +788,10 @@ impl BitmapSolver<'_> {
         }
 
         let counters = self.counters();
-        self.precount(&bits, &counters);
+        let counts_path = log_path.with_extension("counts");
+        let quiet = self
+            .precount(&bits, &counters, &counts_path)
+            .map_err(|e| GenError::Io(counts_path.clone(), e))?;
         let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let mut state = PassState {
             bits,
@@ -795,6 +807,8 @@ impl BitmapSolver<'_> {
         // (`OpenEntries::pull_costs_less`).
         let mut resolved_in = [0u64; 2];
         let mut lost_now = [0u64; 2];
+        // Per half: its broken entries that a pull has marked won (`pull_wins`).
+        let mut marked_broken = [0u64; 2];
         for h in Half::BOTH {
             let b = &bits[h as usize];
             let mates = AtomicU64::new(0);
@@ -852,14 +866,16 @@ impl BitmapSolver<'_> {
                 // at once; those of wins are checked once each, after all are marked.
                 let ph = Half::of(!h.stm()) as usize;
                 let pull = match self.pulling {
-                    Pulling::Chosen => {
-                        open[ph].pull_costs_less(resolved_in[ph], lost_now[h as usize])
-                    }
+                    Pulling::Chosen => open[ph].pull_costs_less(
+                        resolved_in[ph],
+                        marked_broken[ph],
+                        lost_now[h as usize],
+                    ),
                     Pulling::Never => false,
                     Pulling::Always => lost_now[h as usize] > 0,
                 };
                 if pull {
-                    self.pull_wins(&state, h, &won[ph]);
+                    marked_broken[ph] += self.pull_wins(&state, h, &won[ph]);
                 }
                 self.frontier(&state, h, pull, &won[ph]);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
@@ -908,6 +924,7 @@ impl BitmapSolver<'_> {
         Ok(Resolved {
             log: log.finish().map_err(io)?,
             kinds,
+            quiet,
         })
     }
 
@@ -921,49 +938,95 @@ impl BitmapSolver<'_> {
     /// - in DTM, every entry of the half of the side with less material (`loses_most`). In the
     ///   other half, or with equal material, most entries are never candidates, and counting
     ///   them all cost more than it saved (KBBKNN).
-    fn precount(&self, bits: &[HalfBits; 2], counters: &Counters) {
+    fn precount(
+        &self,
+        bits: &[HalfBits; 2],
+        counters: &Counters,
+        counts_path: &Path,
+    ) -> io::Result<Option<MoveCounts>> {
         let counts_captures = self.counts_captures();
-        let start = |c: &Nibbles, i: u64, pos: &TbPosition| {
+        let code = |open: u32| {
+            if open <= MAX_OPEN as u32 {
+                left(open as u8)
+            } else {
+                NOT_COUNTED
+            }
+        };
+        // An entry's counter codes: of its quiet moves, and of the moves its counter counts.
+        let count = |i: u64, pos: &TbPosition| -> (u8, u8) {
             if !self.layout.no_symmetric_neighbours(pos) {
-                let open = self.arrivals_not_lost(i, pos, |_| false);
-                if open <= MAX_OPEN as u32 {
-                    c.start(i, left(open as u8));
-                }
-                return;
+                let quiet = code(self.arrivals_not_lost(i, pos, |_| false));
+                return (quiet, quiet);
             }
             let legal = Legality::of(pos);
-            let mut open = 0;
+            let mut quiet = 0;
             for_each_quiet_set(pos, &legal, |_, _, tos| {
-                open += tos.count();
+                quiet += tos.count();
                 true
             });
+            let mut open = quiet;
             if counts_captures {
                 for_each_conversion(pos, &legal, |_, _| {
                     open += 1;
                     true
                 });
             }
-            if open <= MAX_OPEN as u32 {
-                c.start(i, left(open as u8));
+            (code(quiet), code(open))
+        };
+        let start = |c: &Nibbles, i: u64, v: u8| {
+            if v != NOT_COUNTED {
+                c.start(i, v);
             }
         };
+        let mut written = None;
         for h in Half::BOTH {
             let Some(c) = &counters[h as usize] else {
                 continue;
             };
             if let Some(losable) = &bits[h as usize].losable {
-                losable.for_each_set(0, |i| start(c, i, &self.layout.decode_valid(h, i)));
+                // The quiet counts the first solve wrote serve where no capture is counted.
+                let stored = self
+                    .earlier
+                    .and_then(|e| e.quiet.as_ref())
+                    .filter(|q| q.half() == h && !counts_captures);
+                match stored {
+                    Some(q) => losable.for_each_set(0, |i| start(c, i, q.get(i))),
+                    None => losable.for_each_set(0, |i| {
+                        start(c, i, count(i, &self.layout.decode_valid(h, i)).1)
+                    }),
+                }
             } else if self.loses_most(h) {
+                let out = CountsWriter::create(counts_path, h, self.layout.size(h))?;
+                let failed = std::sync::OnceLock::new();
                 live_chunks(self.layout, h, |range| {
-                    self.layout.scan(h, range, |i, pos| {
+                    // Two counts a byte: chunks start at even entries (the runs are whole
+                    // king placements, of an even number of entries), so none shares a byte.
+                    assert!(
+                        range.start.is_multiple_of(2),
+                        "a chunk of counts starts a byte"
+                    );
+                    let mut bytes = [0u8; LIVE_CHUNK as usize / 2];
+                    self.layout.scan(h, range.clone(), |i, pos| {
                         if let Some(pos) = pos {
-                            start(c, i, pos);
+                            let (quiet, counted) = count(i, pos);
+                            start(c, i, counted);
+                            let k = i - range.start;
+                            bytes[(k / 2) as usize] |= quiet << (k % 2 * 4);
                         }
                     });
+                    let len = (range.end - range.start).div_ceil(2) as usize;
+                    if let Err(e) = out.write(range.start, &bytes[..len]) {
+                        let _ = failed.set(e);
+                    }
                     0
                 });
+                if let Some(e) = failed.into_inner() {
+                    return Err(e);
+                }
+                written = Some(out.finish()?);
             }
         }
+        Ok(written)
     }
 
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared). Its
@@ -991,13 +1054,20 @@ impl BitmapSolver<'_> {
     /// one of `h`'s losses (depth n or less) are won at n + 1, as the un-moves from `h`'s
     /// frontier would have found them. Where few entries are left open, their moves are far
     /// fewer than the frontier's un-moves (KQRKB's DTZ: 3.8 M open against 30.5 M losses).
-    fn pull_wins(&self, state: &PassState, h: Half, fresh: &AtomicU64) {
+    ///
+    /// A broken entry is never resolved, so it stays open, and each pull would decode it again
+    /// (KQRKB: 66 M of White's 121 M live entries). The first pull to find one marks it won,
+    /// which no other reader of that bit can see: no move or un-move reaches a broken entry,
+    /// and the values are read from the depths logged, which never hold it. Returns how many
+    /// it marked.
+    fn pull_wins(&self, state: &PassState, h: Half, fresh: &AtomicU64) -> u64 {
         let ph = Half::of(!h.stm());
         let (pb, sb) = (&state.bits[ph as usize], &state.bits[h as usize]);
         let next = sb.next();
         let open_move = |i: u64| !matches!(sb.bits.get2(LOST, next, i), (true, false));
+        let marked = AtomicU64::new(0);
         let done = live_chunks(self.layout, ph, |range| {
-            let mut done = 0;
+            let (mut done, mut broken) = (0, 0);
             for w in (range.start / 64) as usize..range.end.div_ceil(64) as usize {
                 let base = w as u64 * 64;
                 let mut open =
@@ -1011,6 +1081,7 @@ impl BitmapSolver<'_> {
                     let i = base + open.trailing_zeros() as u64;
                     open &= open - 1;
                     let Some(pos) = self.layout.decode(ph, i) else {
+                        broken += pb.bits.set(WON, i) as u64;
                         continue;
                     };
                     let legal = Legality::of(&pos);
@@ -1020,9 +1091,11 @@ impl BitmapSolver<'_> {
                     }
                 }
             }
+            marked.fetch_add(broken, Relaxed);
             done
         });
         fresh.fetch_add(done, Relaxed);
+        marked.into_inner()
     }
 
     /// Pass n for the sub-table positions of `s` at depth n: their un-captures.
@@ -1282,10 +1355,13 @@ fn reach(r: &Reached, ph: Half, pi: u64, counted: bool) -> bool {
     false
 }
 
+/// Entries of a chunk of `live_chunks`.
+const LIVE_CHUNK: u64 = 1 << 12;
+
 /// The sum of `f` over the live runs of half `h` (`Layout::live_runs`), cut into chunks of
-/// 4,096 entries run in parallel.
+/// `LIVE_CHUNK` entries run in parallel.
 fn live_chunks(layout: &Layout, h: Half, f: impl Fn(std::ops::Range<u64>) -> u64 + Sync) -> u64 {
-    const CHUNK: u64 = 1 << 12;
+    const CHUNK: u64 = LIVE_CHUNK;
     let runs: Vec<_> = layout.live_runs(h).collect();
     runs.par_iter()
         .map(|run| {
@@ -1346,14 +1422,15 @@ impl OpenEntries {
     }
 
     /// Does pulling take fewer moves than the push's un-moves from `losses` entries, with
-    /// `resolved` of this half's entries resolved? A pull reads the won and lost words of the
-    /// live entries, makes each open valid entry's moves and decodes every open entry (valid or
-    /// broken: a decode costs about as much as two moves); the push makes about as many
-    /// un-moves from each loss as an entry here has moves.
-    fn pull_costs_less(&self, resolved: u64, losses: u64) -> bool {
+    /// `resolved` of this half's entries resolved and `marked` broken ones marked won by
+    /// earlier pulls? A pull reads the won and lost words of the live entries (about a move a
+    /// word), makes each open valid entry's moves and decodes every open entry (valid or
+    /// broken but not yet marked: a decode costs about as much as two moves); the push makes
+    /// about as many un-moves from each loss as an entry here has moves.
+    fn pull_costs_less(&self, resolved: u64, marked: u64, losses: u64) -> bool {
         let open_valid = self.valid.saturating_sub(resolved);
-        let open = self.live.saturating_sub(resolved);
-        open_valid * self.moves + 2 * open < losses * self.moves
+        let open = self.live.saturating_sub(resolved + marked);
+        open_valid * self.moves + 2 * open + self.live / 64 < losses * self.moves
     }
 }
 

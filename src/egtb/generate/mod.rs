@@ -48,6 +48,7 @@ mod bitmaps;
 mod depth_log;
 pub mod layout;
 mod memory;
+mod move_counts;
 pub mod moves;
 pub mod solve;
 mod summary;
