@@ -30,7 +30,7 @@
 //!   entry of the side with less material, which loses most of them: KQRKB's DTM 0.92 of the
 //!   time, KRBKN's 0.85. It writes those entries' quiet moves to disk (`move_counts`), and
 //!   the later solves start their counters from them instead of counting again: KQRKB's DTZ
-//!   0.84 of its time;
+//!   0.80 of its time;
 //! - a pass whose frontier holds more losses than the other half has entries left open finds
 //!   its wins the other way round (`pull_wins`): each open entry's moves, won if one reaches a
 //!   loss, instead of the un-moves from every loss, most of which reach entries won long ago.
@@ -38,7 +38,7 @@
 //!   KQRKB's DTZ pulls two of its passes: 0.83 of the time. The first pull of a half marks
 //!   the broken entries it decodes as won, so that later pulls pass over them by the word
 //!   (KQRKB: 68 M of White's 121 M live entries), which makes pulling the cheaper way in
-//!   most of the tail passes: KQRKB's DTM 0.82 of its time, DTZ 0.92;
+//!   most of the tail passes: KQRKB's DTM 0.84 of its time, DTZ 0.88;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
 //!   put together in Nalimov order at the end, one king block at a time (`assemble`).
 //!
@@ -1056,7 +1056,7 @@ impl BitmapSolver<'_> {
     /// fewer than the frontier's un-moves (KQRKB's DTZ: 3.8 M open against 30.5 M losses).
     ///
     /// A broken entry is never resolved, so it stays open, and each pull would decode it again
-    /// (KQRKB: 66 M of White's 121 M live entries). The first pull to find one marks it won,
+    /// (KQRKB: 68 M of White's 121 M live entries). The first pull to find one marks it won,
     /// which no other reader of that bit can see: no move or un-move reaches a broken entry,
     /// and the values are read from the depths logged, which never hold it. Returns how many
     /// it marked.

@@ -721,10 +721,12 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
 }
 
 /// Disk a build of `index` needs at most at once: the depth logs of a bitmap build (under 1
-/// byte an entry for the three: KBBKNN's took 0.27) and the three files written as the values
-/// are put together (KRBKNN's, with two bytes a value in DTM and DTZ: 1.4 bytes an entry). The
-/// values solver leaves DTZ and DTZ50 uncompressed until the WDL file is written (`write_compact`):
-/// up to two bytes a value each, beside the compressed files.
+/// byte an entry for the three: KBBKNN's took 0.27), the quiet-move counts of one half kept
+/// from DTM's solve for the later ones (`move_counts`: half a byte an entry of that half's
+/// live king placements, KQRKBN's 3.7 GiB, 0.37 byte an index entry) and the three files
+/// written as the values are put together (KRBKNN's, with two bytes a value in DTM and DTZ:
+/// 1.4 bytes an entry). The values solver leaves DTZ and DTZ50 uncompressed until the WDL file
+/// is written (`write_compact`): up to two bytes a value each, beside the compressed files.
 fn disk_bytes(index: &EndgameIndex, bitmaps: bool) -> u64 {
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
     entries * if bitmaps { 3 } else { 5 }

@@ -3,8 +3,8 @@
 //! counts every entry of the half of the side with less material before its first pass
 //! (`BitmapSolver::precount`); DTZ and DTZ50 start their counters of that half's losses at the
 //! same quiet counts (they count no captures), and read them here instead of making each
-//! position and its moves again. A half of KQRKBN takes 2.7 GB, written once and read once
-//! (about a third of a byte an index entry beside the depth logs).
+//! position and its moves again. KQRKBN's losing half wrote 3.7 GiB (its live king
+//! placements; the rest of the file is left a hole), once, and read it once.
 
 use crate::egtb::index::Half;
 use memmap2::Mmap;
