@@ -934,10 +934,12 @@ impl BitmapSolver<'_> {
     /// find, without its read of every successor. Which entries:
     /// - after DTM's solve (`earlier`), those it lost. In DTZ each of their quiet moves is
     ///   counted down once in some pass and never checked (KQRKB's DTZ: 61.5 M of its 78.7 M
-    ///   losses are started here);
+    ///   losses are started here). Where no capture is counted, their counts are DTM's quiet
+    ///   counts, read from the file DTM wrote (`move_counts`), not found again;
     /// - in DTM, every entry of the half of the side with less material (`loses_most`). In the
     ///   other half, or with equal material, most entries are never candidates, and counting
-    ///   them all cost more than it saved (KBBKNN).
+    ///   them all cost more than it saved (KBBKNN). Each entry's quiet moves go to a file at
+    ///   `counts_path` for the later solves; the counts are returned.
     fn precount(
         &self,
         bits: &[HalfBits; 2],
