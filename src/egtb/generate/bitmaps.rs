@@ -50,7 +50,7 @@
 
 use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
-use super::move_counts::{CountsWriter, MoveCounts};
+use super::move_counts::{nibble, CountsWriter, MoveCounts};
 use super::moves::{
     for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
     in_check, Legality, MoveClass,
@@ -1012,8 +1012,8 @@ impl BitmapSolver<'_> {
                         if let Some(pos) = pos {
                             let (quiet, counted) = count(i, pos);
                             start(c, i, counted);
-                            let k = i - range.start;
-                            bytes[(k / 2) as usize] |= quiet << (k % 2 * 4);
+                            let (byte, shift) = nibble(i - range.start);
+                            bytes[byte] |= quiet << shift;
                         }
                     });
                     let len = (range.end - range.start).div_ceil(2) as usize;
@@ -1363,13 +1363,13 @@ const LIVE_CHUNK: u64 = 1 << 12;
 /// The sum of `f` over the live runs of half `h` (`Layout::live_runs`), cut into chunks of
 /// `LIVE_CHUNK` entries run in parallel.
 fn live_chunks(layout: &Layout, h: Half, f: impl Fn(std::ops::Range<u64>) -> u64 + Sync) -> u64 {
-    const CHUNK: u64 = LIVE_CHUNK;
+    const C: u64 = LIVE_CHUNK;
     let runs: Vec<_> = layout.live_runs(h).collect();
     runs.par_iter()
         .map(|run| {
-            (run.start / CHUNK..run.end.div_ceil(CHUNK))
+            (run.start / C..run.end.div_ceil(C))
                 .into_par_iter()
-                .map(|c| f((c * CHUNK).max(run.start)..((c + 1) * CHUNK).min(run.end)))
+                .map(|c| f((c * C).max(run.start)..((c + 1) * C).min(run.end)))
                 .sum::<u64>()
         })
         .sum()
@@ -1458,7 +1458,8 @@ impl Nibbles {
 
     #[inline(always)]
     fn at(&self, i: u64) -> (&AtomicU8, u32) {
-        (&self.bytes[(i / 2) as usize], (i % 2) as u32 * 4)
+        let (byte, shift) = nibble(i);
+        (&self.bytes[byte], shift)
     }
 
     #[inline(always)]

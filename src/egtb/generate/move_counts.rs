@@ -12,6 +12,13 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
+/// Where entry `i`'s four bits lie, two entries to a byte (the lower in the low bits): the
+/// byte and the shift. The counters in memory (`bitmaps::Nibbles`) are laid out the same way.
+#[inline(always)]
+pub fn nibble(i: u64) -> (usize, u32) {
+    ((i / 2) as usize, (i % 2) as u32 * 4)
+}
+
 /// The counts being written, chunk by chunk from several threads at once.
 pub struct CountsWriter {
     path: PathBuf,
@@ -37,8 +44,8 @@ impl CountsWriter {
         Ok(writer)
     }
 
-    /// Writes the counts of the entries from `first` (even), two to a byte, the lower
-    /// entry in the low four bits. Chunks written at once must not share a byte.
+    /// Writes the counts of the entries from `first` (even), laid out as `nibble` says.
+    /// Chunks written at once must not share a byte.
     pub fn write(&self, first: u64, bytes: &[u8]) -> io::Result<()> {
         debug_assert!(first.is_multiple_of(2), "a chunk starts a byte");
         write_at(&self.file, bytes, first / 2)
@@ -106,9 +113,8 @@ impl MoveCounts {
     /// The count of entry `i` (zero where none was written).
     #[inline]
     pub fn get(&self, i: u64) -> u8 {
-        self.map
-            .as_deref()
-            .map_or(0, |m| m[(i / 2) as usize] >> ((i % 2) * 4) & 0xF)
+        let (byte, shift) = nibble(i);
+        self.map.as_deref().map_or(0, |m| m[byte] >> shift & 0xF)
     }
 }
 
