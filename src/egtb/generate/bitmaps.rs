@@ -68,11 +68,12 @@ use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 /// `P` bitmaps of one bit per entry (the planes), interleaved by word: word k of every plane
 /// lies in one group of `P` words, so that the bits of an entry share a cache line (P = 4:
-/// 32-byte groups, and the array is page-aligned). A six-man half is hundreds of megabytes a
+/// 32-byte groups, 64-byte ones with a half's counters after the planes, and the array is
+/// page-aligned). A six-man half is hundreds of megabytes a
 /// plane, and nearly every entry the passes touch misses the caches: one miss an entry instead
 /// of one a plane.
 ///
@@ -81,6 +82,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering::R
 /// frontiers, and reads only the blocks that hold something instead of whole halves.
 pub struct Bits<const P: usize> {
     words: HugeArray<AtomicU64>,
+    /// Words of a group: the `P` planes', and after them, in a half that keeps un-move
+    /// counters, the counters of the group's 64 entries (`Nibbles`).
+    stride: usize,
     /// Words of one plane.
     plane_words: usize,
     /// Plane p's summary words are `blocks[p * summary..(p + 1) * summary]`. Invariant: every
@@ -94,10 +98,16 @@ const BLOCK_WORDS: usize = 512;
 
 impl<const P: usize> Bits<P> {
     fn new(entries: u64) -> Result<Bits<P>, OutOfMemory> {
+        Self::with_stride(entries, P)
+    }
+
+    /// Planes with `stride - P` words of something else after each group.
+    fn with_stride(entries: u64, stride: usize) -> Result<Bits<P>, OutOfMemory> {
         let plane_words = entries.div_ceil(64) as usize;
         let summary = plane_words.div_ceil(BLOCK_WORDS).div_ceil(64);
         Ok(Bits {
-            words: HugeArray::zeroed(P * plane_words)?,
+            words: HugeArray::zeroed(stride * plane_words)?,
+            stride,
             plane_words,
             blocks: try_vec(P * summary, || AtomicU64::new(0))?,
             summary,
@@ -106,7 +116,7 @@ impl<const P: usize> Bits<P> {
 
     #[inline(always)]
     fn word(&self, plane: usize, w: usize) -> &AtomicU64 {
-        &self.words[P * w + plane]
+        &self.words[self.stride * w + plane]
     }
 
     #[inline(always)]
@@ -141,7 +151,7 @@ impl<const P: usize> Bits<P> {
     /// Asks for the cache line of entry `i`'s bits (all planes), to be read soon.
     #[inline(always)]
     fn prefetch(&self, i: u64) {
-        prefetch(&self.words[P * (i / 64) as usize]);
+        prefetch(&self.words[self.stride * (i / 64) as usize]);
     }
 
     /// Sets bit `i` of `plane`; true if it was clear.
@@ -299,11 +309,11 @@ impl<'a> Reached<'a> {
             if let Some(l) = &b.losable {
                 l.prefetch(i);
             }
-            // With a counter an entry becomes a candidate only at its last open move: the
-            // candidate's line is rarely written, and not worth a line fill an edge.
-            match &self.state.counters[h as usize] {
-                Some(c) => c.prefetch(i),
-                None => self.state.cand.prefetch(i),
+            // With a counter (in the line of the bits) an entry becomes a candidate only at
+            // its last open move: the candidate's line is rarely written, and not worth a line
+            // fill an edge.
+            if b.counters().is_none() {
+                self.state.cand.prefetch(i);
             }
         }
         self.entries[self.count] = (h, i, counted);
@@ -367,12 +377,19 @@ const LOST: usize = 1;
 const FRONTIERS: [usize; 2] = [2, 3];
 
 impl HalfBits {
-    fn new(entries: u64) -> Result<HalfBits, OutOfMemory> {
+    /// The planes of a half of `entries`, with an un-move counter per entry if `counted`.
+    fn new(entries: u64, counted: bool) -> Result<HalfBits, OutOfMemory> {
         Ok(HalfBits {
-            bits: Bits::new(entries)?,
+            bits: Bits::with_stride(entries, if counted { 8 } else { 4 })?,
             now: FRONTIERS[0],
             losable: None,
         })
+    }
+
+    /// The half's un-move counters, if it keeps them.
+    #[inline(always)]
+    fn counters(&self) -> Option<Nibbles<'_>> {
+        (self.bits.stride > 4).then_some(Nibbles { bits: &self.bits })
     }
 
     /// Can entry `i` be lost?
@@ -392,7 +409,6 @@ impl HalfBits {
 struct PassState {
     bits: [HalfBits; 2],
     cand: Bits<1>,
-    counters: Counters,
     /// Do the counters count captures too (`BitmapSolver::counts_captures`)?
     counts_captures: bool,
 }
@@ -655,18 +671,32 @@ impl BitmapSolver<'_> {
         side_value(&self.material, h) < side_value(&self.material, Half::of(!h.stm()))
     }
 
-    /// Un-move counters for the halves that fit beside the solve under `MEMORY_CAP`, the half
-    /// of the side with less material first (it has the most losses, and so the most
-    /// candidates). Without a counter, a predecessor of a win is checked move by move each time
-    /// one of its successors is won (KBBKN's DTM: 125 M checks for 16 M losses); with one, it
-    /// is lost when its last move is found to lose.
-    fn counters(&self) -> Counters {
-        let mut out: Counters = [None, None];
+    /// The quiet counts whose entries past `MAX_OPEN` (`NOT_COUNTED` in them) had their
+    /// counters started at `MAX_OPEN` by `precount`: DTM's own (`written`), or DTM's read by
+    /// a later solve that counts no capture. Such a counter is inexact: at zero its entry is
+    /// checked move by move and started again at what is left open. Left uncounted instead,
+    /// it was checked move by move at every move found to lose until few enough were left,
+    /// and KQRKBN's Black (king, bishop and knight) has up to 29 quiet moves: in its DTM's
+    /// second pass 172 M such checks against 67 M losses.
+    fn inexact_counts<'r>(&'r self, written: Option<&'r MoveCounts>) -> Option<&'r MoveCounts> {
+        match self.earlier {
+            None => written,
+            Some(e) => e.quiet.as_ref().filter(|_| !self.counts_captures()),
+        }
+    }
+
+    /// Which halves keep un-move counters: those that fit beside the solve under
+    /// `MEMORY_CAP`, the half of the side with less material first (it has the most losses,
+    /// and so the most candidates). Without a counter, a predecessor of a win is checked move
+    /// by move each time one of its successors is won (KBBKN's DTM: 125 M checks for 16 M
+    /// losses); with one, it is lost when its last move is found to lose.
+    fn counted_halves(&self) -> [bool; 2] {
+        let mut out = [false; 2];
         if self.counting == Counting::Off {
             return out;
         }
-        // The bitmaps are allocated but mostly not yet touched: the memory available now
-        // still counts them, so they are taken off it here.
+        // Nothing of the solve is allocated yet: its bitmaps are taken off the memory
+        // available here.
         let cap = crate::memory::usable_bytes().map_or(MEMORY_CAP, |u| u.min(MEMORY_CAP));
         let mut room = cap.saturating_sub(memory_bytes(self.layout, &self.material));
         let mut halves = Half::BOTH;
@@ -677,10 +707,8 @@ impl BitmapSolver<'_> {
             }
             let size = touched_bytes(self.layout, h, 4);
             if size <= room {
-                if let Ok(c) = Nibbles::new(self.layout.size(h)) {
-                    out[h as usize] = Some(c);
-                    room -= size;
-                }
+                out[h as usize] = true;
+                room -= size;
             }
         }
         out
@@ -767,10 +795,13 @@ impl BitmapSolver<'_> {
     ) -> Result<Resolved, GenError> {
         let io = |e: io::Error| GenError::Io(log_path.to_path_buf(), e);
         let layout = self.layout;
-        let mut bits = [
-            HalfBits::new(layout.size(Half::Wtm))?,
-            HalfBits::new(layout.size(Half::Btm))?,
-        ];
+        let counted = self.counted_halves();
+        let half_bits = |h: Half| {
+            let size = layout.size(h);
+            // Where the mapping with counters is refused, the half goes without them.
+            HalfBits::new(size, counted[h as usize]).or_else(|_| HalfBits::new(size, false))
+        };
+        let mut bits = [half_bits(Half::Wtm)?, half_bits(Half::Btm)?];
         let seeds = self.seeds()?;
         let mut log = DepthLog::create(log_path).map_err(io)?;
 
@@ -787,16 +818,15 @@ impl BitmapSolver<'_> {
             }
         }
 
-        let counters = self.counters();
         let counts_path = log_path.with_extension("counts");
         let quiet = self
-            .precount(&bits, &counters, &counts_path)
+            .precount(&bits, &counts_path)
             .map_err(|e| GenError::Io(counts_path.clone(), e))?;
+        let inexact = self.inexact_counts(quiet.as_ref());
         let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let mut state = PassState {
             bits,
             cand,
-            counters,
             counts_captures: self.counts_captures(),
         };
         let bits = &state.bits;
@@ -881,7 +911,7 @@ impl BitmapSolver<'_> {
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
                     self.seed(&state, s, n, &won[ph]);
                 }
-                self.check_candidates(&state, h, n, &lost[ph]);
+                self.check_candidates(&state, h, n, inexact, &lost[ph]);
             }
             let won = won.map(AtomicU64::into_inner);
             let lost = lost.map(AtomicU64::into_inner);
@@ -908,13 +938,8 @@ impl BitmapSolver<'_> {
         }
         // The won bits go to the log too: the values are put together after later solves,
         // which need the memory.
-        let PassState {
-            bits,
-            cand,
-            counters,
-            ..
-        } = state;
-        drop((cand, counters));
+        let PassState { bits, cand, .. } = state;
+        drop(cand);
         for h in Half::BOTH {
             let b = &bits[h as usize].bits;
             log.append_won(h, b.plane(WON)).map_err(io)?;
@@ -940,12 +965,7 @@ impl BitmapSolver<'_> {
     ///   other half, or with equal material, most entries are never candidates, and counting
     ///   them all cost more than it saved (KBBKNN). Each entry's quiet moves go to a file at
     ///   `counts_path` for the later solves; the counts are returned.
-    fn precount(
-        &self,
-        bits: &[HalfBits; 2],
-        counters: &Counters,
-        counts_path: &Path,
-    ) -> io::Result<Option<MoveCounts>> {
+    fn precount(&self, bits: &[HalfBits; 2], counts_path: &Path) -> io::Result<Option<MoveCounts>> {
         let counts_captures = self.counts_captures();
         let code = |open: u32| {
             if open <= MAX_OPEN as u32 {
@@ -982,7 +1002,7 @@ impl BitmapSolver<'_> {
         };
         let mut written = None;
         for h in Half::BOTH {
-            let Some(c) = &counters[h as usize] else {
+            let Some(c) = &bits[h as usize].counters() else {
                 continue;
             };
             if let Some(losable) = &bits[h as usize].losable {
@@ -992,7 +1012,19 @@ impl BitmapSolver<'_> {
                     .and_then(|e| e.quiet.as_ref())
                     .filter(|q| q.half() == h && !counts_captures);
                 match stored {
-                    Some(q) => losable.for_each_set(0, |i| start(c, i, q.get(i))),
+                    // Past `MAX_OPEN`, inexact (`BitmapSolver::inexact_counts`).
+                    Some(q) => losable.for_each_set(0, |i| {
+                        let quiet = q.get(i);
+                        start(
+                            c,
+                            i,
+                            if quiet == NOT_COUNTED {
+                                left(MAX_OPEN)
+                            } else {
+                                quiet
+                            },
+                        )
+                    }),
                     None => losable.for_each_set(0, |i| {
                         start(c, i, count(i, &self.layout.decode_valid(h, i)).1)
                     }),
@@ -1011,7 +1043,17 @@ impl BitmapSolver<'_> {
                     self.layout.scan(h, range.clone(), |i, pos| {
                         if let Some(pos) = pos {
                             let (quiet, counted) = count(i, pos);
-                            start(c, i, counted);
+                            // Past `MAX_OPEN` in quiet moves alone, inexact
+                            // (`BitmapSolver::inexact_counts`).
+                            start(
+                                c,
+                                i,
+                                if quiet == NOT_COUNTED {
+                                    left(MAX_OPEN)
+                                } else {
+                                    counted
+                                },
+                            );
                             let (byte, shift) = nibble(i - range.start);
                             bytes[byte] |= quiet << shift;
                         }
@@ -1137,11 +1179,19 @@ impl BitmapSolver<'_> {
 
     /// The candidates marked in the half before `h` (predecessors of its wins at depth n):
     /// lost at n + 1 if every move now loses. Clears `cand`.
-    fn check_candidates(&self, state: &PassState, h: Half, n: u16, fresh: &AtomicU64) {
+    fn check_candidates(
+        &self,
+        state: &PassState,
+        h: Half,
+        n: u16,
+        inexact: Option<&MoveCounts>,
+        fresh: &AtomicU64,
+    ) {
         let ph = Half::of(!h.stm());
         let bits = &state.bits;
         let b = &bits[ph as usize];
-        let counted = state.counters[ph as usize].as_ref();
+        let counted = b.counters();
+        let inexact = inexact.filter(|q| q.half() == ph);
         let done = state.cand.drain(
             0,
             || (),
@@ -1165,6 +1215,21 @@ impl BitmapSolver<'_> {
                         }
                         if open <= MAX_OPEN {
                             c.start(pi, left(open));
+                        }
+                        open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
+                    }
+                    // Started below its moves: as many moves as it was started at are known to
+                    // lose; what is left is found move by move.
+                    Some((c, count))
+                        if count == left(0)
+                            && inexact.is_some_and(|q| q.get(pi) == NOT_COUNTED) =>
+                    {
+                        let mut open = self.quiet_not_lost(bits, pi, &pos);
+                        if open <= MAX_OPEN && captures_counted {
+                            open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
+                        }
+                        if open > 0 {
+                            c.restart(pi, left(open.min(MAX_OPEN)));
                         }
                         open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
                     }
@@ -1336,7 +1401,7 @@ fn reach(r: &Reached, ph: Half, pi: u64, counted: bool) -> bool {
     if b.bits.get2(WON, LOST, pi) != (false, false) || !b.losable(pi) {
         return false;
     }
-    let last = match &r.state.counters[ph as usize] {
+    let last = match b.counters() {
         None => true,
         Some(c) => {
             let count = c.get(pi);
@@ -1345,9 +1410,8 @@ fn reach(r: &Reached, ph: Half, pi: u64, counted: bool) -> bool {
             } else if !counted {
                 count == left(0)
             } else {
-                let before = c.count_down(pi);
-                debug_assert!(before > left(0), "more un-moves than moves into entry {pi}");
-                before == left(1)
+                // An inexact counter (`BitmapSolver::inexact_counts`) may be reached at zero.
+                c.count_down(pi) <= left(1)
             }
         }
     };
@@ -1436,58 +1500,69 @@ impl OpenEntries {
     }
 }
 
-/// Per half, optionally, an un-move counter per entry (`BitmapSolver::counters`): how many of
-/// its moves are not yet known to lose, counted before the first pass (`precount`) or the first
-/// time it is checked.
-type Counters = [Option<Nibbles>; 2];
-
-/// A four-bit counter per entry, two to a byte: half the memory of a byte each, so that
-/// KQRKBN's losing half has room for them beside its bitmaps. A count above `MAX_OPEN` is not
-/// kept (the entry stays `NOT_COUNTED` and is checked move by move until it is small enough):
-/// the entries that matter are those near their loss, with few moves left open.
-struct Nibbles {
-    bytes: HugeArray<AtomicU8>,
+/// A four-bit counter per entry of a half that keeps them (`BitmapSolver::counted_halves`):
+/// how many of its moves are not yet known to lose, counted before the first pass (`precount`)
+/// or the first time it is checked. The counters of a group of 64 entries are the four words
+/// after the group's planes (`Bits::stride`), so that an entry's bits and counter share one
+/// cache line: the un-moves from a frontier reach entries all over the half, and each reach
+/// of a counted entry read two lines when the counters were an array of their own. Four bits
+/// are half the memory of a byte, so that KQRKBN's losing half has room for them beside its
+/// bitmaps. A count above `MAX_OPEN` is not kept (the entry stays `NOT_COUNTED` and is
+/// checked move by move until it is small enough): the entries that matter are those near
+/// their loss, with few moves left open.
+#[derive(Clone, Copy)]
+struct Nibbles<'a> {
+    bits: &'a Bits<4>,
 }
 
-impl Nibbles {
-    fn new(entries: u64) -> Result<Nibbles, OutOfMemory> {
-        Ok(Nibbles {
-            bytes: HugeArray::zeroed(entries.div_ceil(2) as usize)?,
-        })
-    }
-
+impl Nibbles<'_> {
     #[inline(always)]
-    fn at(&self, i: u64) -> (&AtomicU8, u32) {
-        let (byte, shift) = nibble(i);
-        (&self.bytes[byte], shift)
+    fn at(&self, i: u64) -> (&AtomicU64, u32) {
+        let k = (i % 64) as usize;
+        let word = self.bits.stride * (i / 64) as usize + 4 + k / 16;
+        (&self.bits.words[word], (k % 16) as u32 * 4)
     }
 
     #[inline(always)]
     fn get(&self, i: u64) -> u8 {
-        let (b, shift) = self.at(i);
-        b.load(Relaxed) >> shift & 0xF
+        let (w, shift) = self.at(i);
+        (w.load(Relaxed) >> shift & 0xF) as u8
     }
 
     /// Sets the counter of an entry that is `NOT_COUNTED` (zero) to `v`. An or, not a store:
-    /// another thread may be setting the other entry of the byte.
+    /// other threads may be setting the other counters of the word.
     #[inline(always)]
     fn start(&self, i: u64, v: u8) {
         debug_assert!(v <= 0xF && self.get(i) == NOT_COUNTED);
-        let (b, shift) = self.at(i);
-        b.fetch_or(v << shift, Relaxed);
+        let (w, shift) = self.at(i);
+        w.fetch_or((v as u64) << shift, Relaxed);
     }
 
-    /// Counts entry `i` down by one; its value before. The count is at least `left(1)`, so
-    /// nothing borrows from the other entry of the byte.
+    /// Counts entry `i` down by one, but not below `left(0)`: an inexact counter
+    /// (`BitmapSolver::inexact_counts`) is reached more often than it counts, and nothing may
+    /// borrow from the other counters of the word. Its value before.
     #[inline(always)]
     fn count_down(&self, i: u64) -> u8 {
-        let (b, shift) = self.at(i);
-        b.fetch_sub(1 << shift, Relaxed) >> shift & 0xF
+        let (w, shift) = self.at(i);
+        let mut word = w.load(Relaxed);
+        loop {
+            let v = (word >> shift & 0xF) as u8;
+            if v <= left(0) {
+                return v;
+            }
+            match w.compare_exchange_weak(word, word - (1 << shift), Relaxed, Relaxed) {
+                Ok(_) => return v,
+                Err(now) => word = now,
+            }
+        }
     }
 
+    /// Starts the counter of entry `i`, at `left(0)`, again at `v`.
     #[inline(always)]
-    fn prefetch(&self, i: u64) {
-        prefetch(&self.bytes[(i / 2) as usize]);
+    fn restart(&self, i: u64, v: u8) {
+        debug_assert!(v <= 0xF && self.get(i) == left(0));
+        let (w, shift) = self.at(i);
+        w.fetch_add(((v - left(0)) as u64) << shift, Relaxed);
     }
 }
 
