@@ -13,8 +13,10 @@
 //!   (`all_moves_lose`), in the successors' bits and, for captures, the sub-tables;
 //! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
 //!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
-//!   (`Counting`, `Nibbles`), a half keeps a counter: the first check of an entry with at most
-//!   14 moves not yet known to lose counts them, each later win of a successor counts it down,
+//!   (`Counting`, `Nibbles`, in the line of the entry's bits), a half keeps a counter: the
+//!   first check of an entry with at most 14 moves not yet known to lose counts them (past
+//!   that, an entry counted before the first pass starts inexact at 14,
+//!   `BitmapSolver::inexact_counts`), each later win of a successor counts it down,
 //!   and the entry is lost when it reaches zero, with no check at all. Captures count too,
 //!   counted down by the un-captures from the sub-tables' positions in the pass of their depth
 //!   (`counts_captures`); before, a counted entry was still checked capture by capture each
@@ -73,9 +75,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 /// `P` bitmaps of one bit per entry (the planes), interleaved by word: word k of every plane
 /// lies in one group of `P` words, so that the bits of an entry share a cache line (P = 4:
 /// 32-byte groups, 64-byte ones with a half's counters after the planes, and the array is
-/// page-aligned). A six-man half is hundreds of megabytes a
-/// plane, and nearly every entry the passes touch misses the caches: one miss an entry instead
-/// of one a plane.
+/// page-aligned). A six-man half is hundreds of megabytes a plane, and nearly every entry the
+/// passes touch misses the caches: one miss an entry instead of one a plane.
 ///
 /// Each plane has a summary bit per block of `BLOCK_WORDS` words that is set when a bit of the
 /// block is: a pass of a deep endgame (KRBKNN: 446 passes a metric) drains and logs sparse
@@ -1012,19 +1013,9 @@ impl BitmapSolver<'_> {
                     .and_then(|e| e.quiet.as_ref())
                     .filter(|q| q.half() == h && !counts_captures);
                 match stored {
-                    // Past `MAX_OPEN`, inexact (`BitmapSolver::inexact_counts`).
-                    Some(q) => losable.for_each_set(0, |i| {
-                        let quiet = q.get(i);
-                        start(
-                            c,
-                            i,
-                            if quiet == NOT_COUNTED {
-                                left(MAX_OPEN)
-                            } else {
-                                quiet
-                            },
-                        )
-                    }),
+                    Some(q) => {
+                        losable.for_each_set(0, |i| start(c, i, first_count(q.get(i), q.get(i))))
+                    }
                     None => losable.for_each_set(0, |i| {
                         start(c, i, count(i, &self.layout.decode_valid(h, i)).1)
                     }),
@@ -1043,17 +1034,7 @@ impl BitmapSolver<'_> {
                     self.layout.scan(h, range.clone(), |i, pos| {
                         if let Some(pos) = pos {
                             let (quiet, counted) = count(i, pos);
-                            // Past `MAX_OPEN` in quiet moves alone, inexact
-                            // (`BitmapSolver::inexact_counts`).
-                            start(
-                                c,
-                                i,
-                                if quiet == NOT_COUNTED {
-                                    left(MAX_OPEN)
-                                } else {
-                                    counted
-                                },
-                            );
+                            start(c, i, first_count(quiet, counted));
                             let (byte, shift) = nibble(i - range.start);
                             bytes[byte] |= quiet << shift;
                         }
@@ -1507,9 +1488,9 @@ impl OpenEntries {
 /// cache line: the un-moves from a frontier reach entries all over the half, and each reach
 /// of a counted entry read two lines when the counters were an array of their own. Four bits
 /// are half the memory of a byte, so that KQRKBN's losing half has room for them beside its
-/// bitmaps. A count above `MAX_OPEN` is not kept (the entry stays `NOT_COUNTED` and is
-/// checked move by move until it is small enough): the entries that matter are those near
-/// their loss, with few moves left open.
+/// bitmaps. A count above `MAX_OPEN` is kept only as `MAX_OPEN`, inexact, where the quiet
+/// counts tell such entries apart (`BitmapSolver::inexact_counts`); elsewhere the entry stays
+/// `NOT_COUNTED` and is checked move by move until it is small enough.
 #[derive(Clone, Copy)]
 struct Nibbles<'a> {
     bits: &'a Bits<4>,
@@ -1571,6 +1552,18 @@ impl Nibbles<'_> {
 const NOT_COUNTED: u8 = 0;
 /// The most open moves a counter holds (codes 1 to 15).
 const MAX_OPEN: u8 = 14;
+
+/// The counter `precount` starts an entry at, from the codes of its quiet moves and of the
+/// moves its counter counts: past `MAX_OPEN` in quiet moves, inexact at `MAX_OPEN`
+/// (`BitmapSolver::inexact_counts`).
+#[inline(always)]
+fn first_count(quiet: u8, counted: u8) -> u8 {
+    if quiet == NOT_COUNTED {
+        left(MAX_OPEN)
+    } else {
+        counted
+    }
+}
 
 /// The counter of an entry with `n` moves not yet known to lose.
 #[inline(always)]
