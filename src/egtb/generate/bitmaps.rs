@@ -64,7 +64,7 @@ use crate::egtb::file::Wdl5;
 use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::FrameCache;
 use crate::egtb::index::{Half, TbPosition};
-use crate::egtb::plies::{loss, wdl_of_result, win, CODE_DRAW, RULE50_PLIES};
+use crate::egtb::plies::{loss, wdl_of_result, win, RULE50_PLIES};
 use crate::egtb::Material;
 use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
@@ -672,9 +672,10 @@ impl BitmapSolver<'_> {
         side_value(&self.material, h) < side_value(&self.material, Half::of(!h.stm()))
     }
 
-    /// The quiet counts whose entries past `MAX_OPEN` (`NOT_COUNTED` in them) had their
-    /// counters started at `MAX_OPEN` by `precount`: DTM's own (`written`), or DTM's read by
-    /// a later solve that counts no capture. Such a counter is inexact: at zero its entry is
+    /// The quiet counts whose entries past `MAX_OPEN` (`NOT_COUNTED` in them, or past it with
+    /// their captures where those are counted: `started_inexact`) had their counters started
+    /// at `MAX_OPEN` by `precount`: DTM's own (`written`), or DTM's read by a later solve that
+    /// counts no capture. Such a counter is inexact: at zero its entry is
     /// checked move by move and started again at what is left open. Left uncounted instead,
     /// it was checked move by move at every move found to lose until few enough were left,
     /// and KQRKBN's Black (king, bishop and knight) has up to 29 quiet moves: in its DTM's
@@ -976,9 +977,9 @@ impl BitmapSolver<'_> {
             }
         };
         // An entry's counter codes: of its quiet moves, and of the moves its counter counts.
-        let count = |i: u64, pos: &TbPosition| -> (u8, u8) {
+        let count = |pos: &TbPosition| -> (u8, u8) {
             if !self.layout.no_symmetric_neighbours(pos) {
-                let quiet = code(self.arrivals_not_lost(i, pos, |_| false));
+                let quiet = code(self.arrivals(pos));
                 return (quiet, quiet);
             }
             let legal = Legality::of(pos);
@@ -1016,9 +1017,8 @@ impl BitmapSolver<'_> {
                     Some(q) => {
                         losable.for_each_set(0, |i| start(c, i, first_count(q.get(i), q.get(i))))
                     }
-                    None => losable.for_each_set(0, |i| {
-                        start(c, i, count(i, &self.layout.decode_valid(h, i)).1)
-                    }),
+                    None => losable
+                        .for_each_set(0, |i| start(c, i, count(&self.layout.decode_valid(h, i)).1)),
                 }
             } else if self.loses_most(h) {
                 let out = CountsWriter::create(counts_path, h, self.layout.size(h))?;
@@ -1033,7 +1033,7 @@ impl BitmapSolver<'_> {
                     let mut bytes = [0u8; LIVE_CHUNK as usize / 2];
                     self.layout.scan(h, range.clone(), |i, pos| {
                         if let Some(pos) = pos {
-                            let (quiet, counted) = count(i, pos);
+                            let (quiet, counted) = count(pos);
                             start(c, i, first_count(quiet, counted));
                             let (byte, shift) = nibble(i - range.start);
                             bytes[byte] |= quiet << shift;
@@ -1203,7 +1203,9 @@ impl BitmapSolver<'_> {
                     // lose; what is left is found move by move.
                     Some((c, count))
                         if count == left(0)
-                            && inexact.is_some_and(|q| q.get(pi) == NOT_COUNTED) =>
+                            && inexact.is_some_and(|q| {
+                                started_inexact(q.get(pi), &pos, captures_counted)
+                            }) =>
                     {
                         let mut open = self.quiet_not_lost(bits, pi, &pos);
                         if open <= MAX_OPEN && captures_counted {
@@ -1300,6 +1302,19 @@ impl BitmapSolver<'_> {
             if !won(i) {
                 open += self.layout.stabiliser(succ) as u32;
             }
+            true
+        });
+        let own = self.layout.stabiliser(pos) as u32;
+        debug_assert_eq!(open % own, 0);
+        open / own
+    }
+
+    /// `arrivals_not_lost` before anything is won (`precount`): no successor's entry is
+    /// needed, only its stabiliser (KQRKBN's count spent a sixth of its time numbering them).
+    fn arrivals(&self, pos: &TbPosition) -> u32 {
+        let mut open = 0;
+        for_each_quiet(pos, |succ, _| {
+            open += self.layout.stabiliser(succ) as u32;
             true
         });
         let own = self.layout.stabiliser(pos) as u32;
@@ -1554,15 +1569,37 @@ const NOT_COUNTED: u8 = 0;
 const MAX_OPEN: u8 = 14;
 
 /// The counter `precount` starts an entry at, from the codes of its quiet moves and of the
-/// moves its counter counts: past `MAX_OPEN` in quiet moves, inexact at `MAX_OPEN`
+/// moves its counter counts: past `MAX_OPEN` in either, inexact at `MAX_OPEN`
 /// (`BitmapSolver::inexact_counts`).
 #[inline(always)]
 fn first_count(quiet: u8, counted: u8) -> u8 {
-    if quiet == NOT_COUNTED {
+    if quiet == NOT_COUNTED || counted == NOT_COUNTED {
         left(MAX_OPEN)
     } else {
         counted
     }
+}
+
+/// Did `precount` start the counter of `pos` inexact (`first_count`), its quiet moves' code
+/// in the counts file being `quiet`? Past `MAX_OPEN` in quiet moves, or, where its captures
+/// are counted too (`captures_counted`), in both together. The captures are found only where
+/// they could take it past: each of its men takes each of the opponent's at most once.
+#[inline]
+fn started_inexact(quiet: u8, pos: &TbPosition, captures_counted: bool) -> bool {
+    if quiet == NOT_COUNTED {
+        return true;
+    }
+    let quiet = (quiet - left(0)) as u32;
+    let most = pos.side(pos.stm).count() * (pos.side(!pos.stm).count() - 1);
+    if !captures_counted || quiet + most <= MAX_OPEN as u32 {
+        return false;
+    }
+    let mut captures = 0;
+    for_each_conversion(pos, &Legality::of(pos), |_, _| {
+        captures += 1;
+        true
+    });
+    quiet + captures > MAX_OPEN as u32
 }
 
 /// The counter of an entry with `n` moves not yet known to lose.
@@ -1592,6 +1629,15 @@ pub fn assemble<E: Send>(
     mut sink: impl FnMut(Half, &[&[TbValue]]) -> Result<(), E>,
 ) -> Result<(), E> {
     let index = layout.nalimov();
+    // Each part's file value of every code its log can give, looked up once an entry.
+    let file_values: Vec<Vec<u16>> = parts
+        .iter()
+        .map(|p| {
+            (0..=loss(p.resolved.kinds.len() as u16))
+                .map(|c| to_file_value(p.metric, c).raw())
+                .collect()
+        })
+        .collect();
     let mut buffers = Vec::new();
     for _ in 0..rayon::current_num_threads() {
         buffers.push(BlockValues::new().map_err(&io_err)?);
@@ -1617,7 +1663,10 @@ pub fn assemble<E: Send>(
             let busy = &mut buffers[..batch.len()];
             busy.par_iter_mut()
                 .zip(batch)
-                .try_for_each(|(buf, b)| buf.fill(layout, parts, h, blocks[b].2.clone(), &runs[b]))
+                .try_for_each(|(buf, b)| {
+                    let block = blocks[b].2.clone();
+                    buf.fill(layout, parts, &file_values, h, block, &runs[b])
+                })
                 .map_err(&io_err)?;
             for buf in busy.iter() {
                 let len = buf.values.len() / parts.len();
@@ -1631,15 +1680,16 @@ pub fn assemble<E: Send>(
     Ok(())
 }
 
-/// The codes of one segment of a log, and which (half, segment) they are, if any.
+/// The file values (raw) of one segment of a log, and which (half, segment) they are, if any.
 type SegmentCodes = (Option<(Half, u64)>, Vec<u16>);
 
 /// One king block's values of every part (`assemble`), and what putting them together needs.
 struct BlockValues {
     /// Part p's values are the p-th of `parts` equal slices.
     values: Vec<TbValue>,
+    /// The raw file values of a run of the layout, part after part.
     codes: Vec<u16>,
-    /// Per part, the codes of the last log segment read, and which (half, segment) it was: a
+    /// Per part, the raw file values of the last log segment read, and which (half, segment) it was: a
     /// segment holds many king runs of a small endgame (KQKR: 256), and is read once for all.
     segments: Vec<SegmentCodes>,
     scratch: LogScratch,
@@ -1662,6 +1712,7 @@ impl BlockValues {
         &mut self,
         layout: &Layout,
         parts: &[Assembly],
+        file_values: &[Vec<u16>],
         h: Half,
         block: std::ops::Range<u64>,
         runs: &[std::ops::Range<u64>],
@@ -1671,25 +1722,26 @@ impl BlockValues {
         self.values.clear();
         self.values.resize(n * len, TbValue::BROKEN);
         self.segments
-            .resize_with(n, || (None, vec![CODE_DRAW; SEGMENT as usize]));
+            .resize_with(n, || (None, vec![TbValue::DRAW.raw(); SEGMENT as usize]));
         for run in runs {
             let run_len = (run.end - run.start) as usize;
             self.codes.clear();
-            self.codes.resize(n * run_len, CODE_DRAW);
+            self.codes.resize(n * run_len, TbValue::DRAW.raw());
             for (p, part) in parts.iter().enumerate() {
                 let codes = &mut self.codes[p * run_len..(p + 1) * run_len];
                 let (read, seg_codes) = &mut self.segments[p];
                 for seg in run.start / SEGMENT..run.end.div_ceil(SEGMENT) {
                     if *read != Some((h, seg)) {
-                        seg_codes.fill(CODE_DRAW);
+                        seg_codes.fill(TbValue::DRAW.raw());
                         let first = seg * SEGMENT;
+                        let file_value = &file_values[p];
                         part.resolved.log.for_each_resolved(
                             h,
                             seg,
                             &mut self.scratch,
                             |idx, d, is_won| {
-                                seg_codes[(idx - first) as usize] =
-                                    if is_won { win(d) } else { loss(d) };
+                                let code = if is_won { win(d) } else { loss(d) };
+                                seg_codes[(idx - first) as usize] = file_value[code as usize];
                             },
                         )?;
                         *read = Some((h, seg));
@@ -1710,8 +1762,8 @@ impl BlockValues {
                 layout.nalimov_entries(h, idx, pos, frames, |ni| {
                     // An entry outside its block would be a wrong mapping: the index panics.
                     let k = (ni - block.start) as usize;
-                    for (p, part) in parts.iter().enumerate() {
-                        values[p * len + k] = to_file_value(part.metric, codes[p * run_len + at]);
+                    for p in 0..n {
+                        values[p * len + k] = TbValue::from_raw(codes[p * run_len + at]);
                     }
                 });
             });

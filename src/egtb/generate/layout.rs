@@ -510,7 +510,7 @@ impl<'a> Layout<'a> {
     #[inline]
     pub fn decode(&self, h: Half, idx: u64) -> Option<TbPosition> {
         let pos = self.unpack::<true>(h, idx)?;
-        if idx >= self.plain || self.valid(h, idx, &pos) {
+        if idx >= self.plain || self.valid(idx, &pos) {
             Some(pos)
         } else {
             None
@@ -532,7 +532,7 @@ impl<'a> Layout<'a> {
             for idx in range.start..plain_end {
                 let pos = self
                     .position_of_digits::<true>(h, &digits)
-                    .filter(|pos| self.valid(h, idx, pos));
+                    .filter(|pos| self.valid(idx, pos));
                 f(idx, pos.as_ref());
                 // The next entry: the last digit counts up, carrying into the ones before.
                 for (d, radix) in digits.iter_mut().zip(&self.radices).rev() {
@@ -598,7 +598,7 @@ impl<'a> Layout<'a> {
                                 continue;
                             }
                             pos.pieces[last.color.index()][last.kind.index()] = Bitboard(bits);
-                            if self.valid(h, idx + k, &pos) {
+                            if self.valid(idx + k, &pos) {
                                 f(idx + k, &pos);
                             }
                         }
@@ -638,7 +638,7 @@ impl<'a> Layout<'a> {
     /// each, distinct squares and pawns on ranks 2-7; what is left is the kings' distance, the
     /// side not to move not in check, and the normal form on the diagonal.
     #[inline(always)]
-    fn valid(&self, h: Half, idx: u64, pos: &TbPosition) -> bool {
+    fn valid(&self, idx: u64, pos: &TbPosition) -> bool {
         let (wk, bk) = (pos.king(Color::White), pos.king(Color::Black));
         if king_attacks(wk).contains(bk) || pos.attacked_by(pos.king(!pos.stm), pos.stm) {
             return false;
@@ -649,7 +649,14 @@ impl<'a> Layout<'a> {
             if bk.file() < bk.rank() {
                 return false;
             }
-            if bk.file() == bk.rank() && self.encode(pos) != Some((h, idx)) {
+            // Both on it: the smaller of the numbers of the position and of its reflection
+            // in it, as `encode` gives; the digits give the first.
+            let reflected = Symmetry {
+                mirror_files: false,
+                mirror_ranks: false,
+                transpose: true,
+            };
+            if bk.file() == bk.rank() && self.plain_index(pos, reflected) < idx {
                 return false;
             }
         }

@@ -280,10 +280,14 @@ impl HalfIndex {
         let mut coord = [0u64; MAX_GROUPS];
         for i in 0..l.n {
             let g = &l.groups[i];
-            let own = f
-                .sym
-                .bitboard(pos.pieces[g.color.index()][g.kind.index()])
-                .0;
+            let men = pos.pieces[g.color.index()][g.kind.index()];
+            // A lone man's square is turned, not its whole board (the generator numbers
+            // every entry of a six-man table this way).
+            let own = if g.count == 1 && men.any() {
+                1 << f.sym.square(men.lsb()).0
+            } else {
+                f.sym.bitboard(men).0
+            };
             sq[i] = own;
             let excl = excl_squares(g.excl, &sq);
             coord[i] = if g.flipped {
