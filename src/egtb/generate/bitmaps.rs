@@ -990,10 +990,7 @@ impl BitmapSolver<'_> {
             });
             let mut open = quiet;
             if counts_captures {
-                for_each_conversion(pos, &legal, |_, _| {
-                    open += 1;
-                    true
-                });
+                open += conversions(pos, &legal);
             }
             (code(quiet), code(open))
         };
@@ -1594,12 +1591,17 @@ fn started_inexact(quiet: u8, pos: &TbPosition, captures_counted: bool) -> bool 
     if !captures_counted || quiet + most <= MAX_OPEN as u32 {
         return false;
     }
-    let mut captures = 0;
-    for_each_conversion(pos, &Legality::of(pos), |_, _| {
-        captures += 1;
+    quiet + conversions(pos, &Legality::of(pos)) > MAX_OPEN as u32
+}
+
+/// How many captures `pos` has (pawnless: its conversions).
+fn conversions(pos: &TbPosition, legal: &Legality) -> u32 {
+    let mut n = 0;
+    for_each_conversion(pos, legal, |_, _| {
+        n += 1;
         true
     });
-    quiet + captures > MAX_OPEN as u32
+    n
 }
 
 /// The counter of an entry with `n` moves not yet known to lose.
@@ -1681,17 +1683,18 @@ pub fn assemble<E: Send>(
 }
 
 /// The file values (raw) of one segment of a log, and which (half, segment) they are, if any.
-type SegmentCodes = (Option<(Half, u64)>, Vec<u16>);
+type SegmentValues = (Option<(Half, u64)>, Vec<u16>);
 
 /// One king block's values of every part (`assemble`), and what putting them together needs.
 struct BlockValues {
     /// Part p's values are the p-th of `parts` equal slices.
     values: Vec<TbValue>,
     /// The raw file values of a run of the layout, part after part.
-    codes: Vec<u16>,
-    /// Per part, the raw file values of the last log segment read, and which (half, segment) it was: a
-    /// segment holds many king runs of a small endgame (KQKR: 256), and is read once for all.
-    segments: Vec<SegmentCodes>,
+    raw: Vec<u16>,
+    /// Per part, the raw file values of the last log segment read, and which (half, segment) it
+    /// was: a segment holds many king runs of a small endgame (KQKR: 256), and is read once for
+    /// all.
+    segments: Vec<SegmentValues>,
     scratch: LogScratch,
     frames: FrameCache,
 }
@@ -1700,7 +1703,7 @@ impl BlockValues {
     fn new() -> io::Result<BlockValues> {
         Ok(BlockValues {
             values: Vec::new(),
-            codes: Vec::new(),
+            raw: Vec::new(),
             segments: Vec::new(),
             scratch: LogScratch::new()?,
             frames: FrameCache::default(),
@@ -1725,14 +1728,14 @@ impl BlockValues {
             .resize_with(n, || (None, vec![TbValue::DRAW.raw(); SEGMENT as usize]));
         for run in runs {
             let run_len = (run.end - run.start) as usize;
-            self.codes.clear();
-            self.codes.resize(n * run_len, TbValue::DRAW.raw());
+            self.raw.clear();
+            self.raw.resize(n * run_len, TbValue::DRAW.raw());
             for (p, part) in parts.iter().enumerate() {
-                let codes = &mut self.codes[p * run_len..(p + 1) * run_len];
-                let (read, seg_codes) = &mut self.segments[p];
+                let raw = &mut self.raw[p * run_len..(p + 1) * run_len];
+                let (read, seg_raw) = &mut self.segments[p];
                 for seg in run.start / SEGMENT..run.end.div_ceil(SEGMENT) {
                     if *read != Some((h, seg)) {
-                        seg_codes.fill(TbValue::DRAW.raw());
+                        seg_raw.fill(TbValue::DRAW.raw());
                         let first = seg * SEGMENT;
                         let file_value = &file_values[p];
                         part.resolved.log.for_each_resolved(
@@ -1741,19 +1744,19 @@ impl BlockValues {
                             &mut self.scratch,
                             |idx, d, is_won| {
                                 let code = if is_won { win(d) } else { loss(d) };
-                                seg_codes[(idx - first) as usize] = file_value[code as usize];
+                                seg_raw[(idx - first) as usize] = file_value[code as usize];
                             },
                         )?;
                         *read = Some((h, seg));
                     }
                     let from = run.start.max(seg * SEGMENT);
                     let to = run.end.min((seg + 1) * SEGMENT);
-                    codes[(from - run.start) as usize..(to - run.start) as usize].copy_from_slice(
-                        &seg_codes[(from - seg * SEGMENT) as usize..(to - seg * SEGMENT) as usize],
+                    raw[(from - run.start) as usize..(to - run.start) as usize].copy_from_slice(
+                        &seg_raw[(from - seg * SEGMENT) as usize..(to - seg * SEGMENT) as usize],
                     );
                 }
             }
-            let (values, codes, frames) = (&mut self.values, &self.codes, &mut self.frames);
+            let (values, raw, frames) = (&mut self.values, &self.raw, &mut self.frames);
             layout.scan(h, run.clone(), |idx, pos| {
                 let Some(pos) = pos else {
                     return;
@@ -1763,7 +1766,7 @@ impl BlockValues {
                     // An entry outside its block would be a wrong mapping: the index panics.
                     let k = (ni - block.start) as usize;
                     for p in 0..n {
-                        values[p * len + k] = TbValue::from_raw(codes[p * run_len + at]);
+                        values[p * len + k] = TbValue::from_raw(raw[p * run_len + at]);
                     }
                 });
             });

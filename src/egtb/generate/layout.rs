@@ -70,6 +70,17 @@ impl Radix {
 /// position unchanged.
 const DIAG: u64 = 0x8040_2010_0804_0201;
 const ANTI: u64 = 0x0102_0408_1020_4080;
+/// The reflections in those diagonals.
+const DIAG_REFLECTION: Symmetry = Symmetry {
+    mirror_files: false,
+    mirror_ranks: false,
+    transpose: true,
+};
+const ANTI_REFLECTION: Symmetry = Symmetry {
+    mirror_files: true,
+    mirror_ranks: true,
+    transpose: true,
+};
 
 /// The steps the pawns of `pos` still have to make to promote, summed.
 fn pawn_level_of(pos: &TbPosition) -> u8 {
@@ -651,12 +662,7 @@ impl<'a> Layout<'a> {
             }
             // Both on it: the smaller of the numbers of the position and of its reflection
             // in it, as `encode` gives; the digits give the first.
-            let reflected = Symmetry {
-                mirror_files: false,
-                mirror_ranks: false,
-                transpose: true,
-            };
-            if bk.file() == bk.rank() && self.plain_index(pos, reflected) < idx {
+            if bk.file() == bk.rank() && self.plain_index(pos, DIAG_REFLECTION) < idx {
                 return false;
             }
         }
@@ -787,24 +793,7 @@ impl<'a> Layout<'a> {
         }
         let kings =
             (pos.pieces[0][PieceType::King.index()] | pos.pieces[1][PieceType::King.index()]).0;
-        for (axis, sym) in [
-            (
-                DIAG,
-                Symmetry {
-                    mirror_files: false,
-                    mirror_ranks: false,
-                    transpose: true,
-                },
-            ),
-            (
-                ANTI,
-                Symmetry {
-                    mirror_files: true,
-                    mirror_ranks: true,
-                    transpose: true,
-                },
-            ),
-        ] {
+        for (axis, sym) in [(DIAG, DIAG_REFLECTION), (ANTI, ANTI_REFLECTION)] {
             if kings & !axis == 0 {
                 let twin = at(&pos.transformed(sym));
                 if twin != first {
@@ -829,17 +818,9 @@ impl<'a> Layout<'a> {
         let fixed = |sym: Symmetry| {
             (0..2).all(|c| (0..6).all(|t| sym.bitboard(pos.pieces[c][t]) == pos.pieces[c][t]))
         };
-        let diag = Symmetry {
-            mirror_files: false,
-            mirror_ranks: false,
-            transpose: true,
-        };
-        let anti = Symmetry {
-            mirror_files: true,
-            mirror_ranks: true,
-            transpose: true,
-        };
-        if (kings & !DIAG == 0 && fixed(diag)) || (kings & !ANTI == 0 && fixed(anti)) {
+        if (kings & !DIAG == 0 && fixed(DIAG_REFLECTION))
+            || (kings & !ANTI == 0 && fixed(ANTI_REFLECTION))
+        {
             2
         } else {
             1
