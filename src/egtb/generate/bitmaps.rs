@@ -10,7 +10,7 @@
 //!   endgame's positions the way un-moves from its own frontier do (`Seeds`);
 //! - a predecessor of a loss is a win at the next depth; a predecessor of a win is a candidate,
 //!   lost once every move leads to a win resolved no deeper than n: Thompson's forward check
-//!   (`all_moves_lose`), in the successors' bits and, for captures, the sub-tables;
+//!   (`check_candidates`), in the successors' bits and, for captures, the sub-tables;
 //! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
 //!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
 //!   (`Counting`, `Nibbles`, in the line of the entry's bits), a half keeps a counter: the
@@ -41,6 +41,16 @@
 //!   the broken entries it decodes as won, so that later pulls pass over them by the word
 //!   (KQRKB: 68 M of White's 121 M live entries), which makes pulling the cheaper way in
 //!   most of the tail passes: KQRKB's DTM 0.84 of its time, DTZ 0.88;
+//! - where the layout's last man stands alone (`Layout::lone_last_man`: KQRKBN's knight, not
+//!   KBBKNN's pair of knights), the 64 entries of a word of a plane are one frame of the other
+//!   men with him on each square, and the passes take a word at a time, as Thompson's
+//!   generator took a board (1996, Section 4): the un-moves of a frontier word are made once
+//!   for all its entries, each reaching a word of predecessors with a mask
+//!   (`for_each_pred_word`); a word's candidates, the open entries of a pull and the count
+//!   before the first pass read each successor word once for all of them (`for_each_succ_word`,
+//!   `WordCounts`); the files are walked word by word (`Layout::valid_in_word`). Words whose
+//!   kings both stand on the long diagonal go entry by entry. KQRKB: 0.72 of the time, KBNKQ
+//!   0.65;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
 //!   put together in Nalimov order at the end, one king block at a time (`assemble`).
 //!
@@ -54,16 +64,19 @@ use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
 use super::move_counts::{nibble, CountsWriter, MoveCounts};
 use super::moves::{
-    for_each_conversion, for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture,
-    in_check, Legality, MoveClass,
+    for_each_conversion, for_each_frame_capture, for_each_frame_move, for_each_move,
+    for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, FrameMover, Legality,
+    MoveClass,
 };
-use super::solve::{for_each_pred, to_file_value, SubTables};
+use super::solve::{
+    for_each_pred, for_each_pred_word, for_each_succ_word, to_file_value, SubTables,
+};
 use super::GenError;
-use crate::chess::{Color, PieceType};
+use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::file::Wdl5;
 use crate::egtb::file::{Metric, Outcome, TbValue};
 use crate::egtb::index::FrameCache;
-use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::index::{Half, Symmetry, TbPosition};
 use crate::egtb::plies::{loss, wdl_of_result, win, RULE50_PLIES};
 use crate::egtb::Material;
 use crate::memory::{try_vec, HugeArray, OutOfMemory};
@@ -178,6 +191,24 @@ impl<const P: usize> Bits<P> {
         fresh
     }
 
+    /// Sets the bits `mask` of word `w` of `plane`; those that were clear.
+    #[inline(always)]
+    fn set_word(&self, plane: usize, w: usize, mask: u64) -> u64 {
+        let word = self.word(plane, w);
+        // As `set`: a plain load first.
+        if word.load(Relaxed) & mask == mask {
+            return 0;
+        }
+        let fresh = !word.fetch_or(mask, Relaxed) & mask;
+        if fresh != 0 {
+            let (flags, bit) = self.flags(plane, w / BLOCK_WORDS);
+            if flags.load(Relaxed) & bit == 0 {
+                flags.fetch_or(bit, Relaxed);
+            }
+        }
+        fresh
+    }
+
     /// Runs `f` on the words of each block of `plane` whose summary bit is set (in parallel),
     /// clearing that bit first with `clear`; the sum of what `f` returns.
     fn marked_blocks(
@@ -215,14 +246,14 @@ impl<const P: usize> Bits<P> {
         });
     }
 
-    /// Clears every set bit of `plane`, calling `f(state, i)` for each (in parallel, `state`
-    /// made by `init` once per block of entries); the sum of what `f` returns. Nothing may set
-    /// bits of that plane meanwhile.
-    fn drain<S>(
+    /// Clears every set bit of `plane`, calling `f(state, w, bits)` for each word `w` with bits
+    /// set (in parallel, `state` made by `init` once per block of entries); the sum of what `f`
+    /// returns. Nothing may set bits of that plane meanwhile.
+    fn drain_words<S>(
         &self,
         plane: usize,
         init: impl Fn() -> S + Sync,
-        f: impl Fn(&mut S, u64) -> u64 + Sync,
+        f: impl Fn(&mut S, usize, u64) -> u64 + Sync,
     ) -> u64 {
         self.marked_blocks(plane, true, |words| {
             let mut state = init();
@@ -233,12 +264,7 @@ impl<const P: usize> Bits<P> {
                 if word.load(Relaxed) == 0 {
                     continue;
                 }
-                let mut bits = word.swap(0, Relaxed);
-                let base = (w * 64) as u64;
-                while bits != 0 {
-                    sum += f(&mut state, base + bits.trailing_zeros() as u64);
-                    bits &= bits - 1;
-                }
+                sum += f(&mut state, w, word.swap(0, Relaxed));
             }
             sum
         })
@@ -270,13 +296,14 @@ struct Reached<'a> {
     state: &'a PassState,
     /// Do the entries held reach a loss?
     to_loss: bool,
-    /// Each entry, and whether its counter counts the move that reaches it.
-    entries: [(Half, u64, bool); REACHED],
+    /// Each word and the entries of it reached (one move each), and whether their counters
+    /// count that move.
+    entries: [(Half, u64, u64, bool); REACHED],
     count: usize,
 }
 
 /// More than the predecessors of any pawnless position of six men (four men of the side
-/// that moved: at most 8 + 4 * 27); a larger set is handled in turns.
+/// that moved: at most 8 + 4 * 27); a larger set (a word's) is handled in turns.
 const REACHED: usize = 128;
 
 impl<'a> Reached<'a> {
@@ -284,7 +311,7 @@ impl<'a> Reached<'a> {
         Reached {
             state,
             to_loss: false,
-            entries: [(Half::Wtm, 0, true); REACHED],
+            entries: [(Half::Wtm, 0, 0, true); REACHED],
             count: 0,
         }
     }
@@ -299,12 +326,20 @@ impl<'a> Reached<'a> {
     /// lines are asked for now, `reach` runs later.
     #[inline(always)]
     fn push(&mut self, h: Half, i: u64, counted: bool) -> u64 {
+        self.push_word(h, i / 64, 1 << (i % 64), counted)
+    }
+
+    /// The entries `mask` of word `w` of half `h` are reached, one move each: `push` for a
+    /// word at once.
+    #[inline(always)]
+    fn push_word(&mut self, h: Half, w: u64, mask: u64, counted: bool) -> u64 {
         let done = if self.count == REACHED {
             self.flush()
         } else {
             0
         };
         let b = &self.state.bits[h as usize];
+        let i = w * 64 + mask.trailing_zeros() as u64;
         b.bits.prefetch(i);
         if !self.to_loss {
             if let Some(l) = &b.losable {
@@ -317,7 +352,7 @@ impl<'a> Reached<'a> {
                 self.state.cand.prefetch(i);
             }
         }
-        self.entries[self.count] = (h, i, counted);
+        self.entries[self.count] = (h, w, mask, counted);
         self.count += 1;
         done
     }
@@ -325,8 +360,8 @@ impl<'a> Reached<'a> {
     /// Runs `reach` on the entries held; how many it resolved.
     fn flush(&mut self) -> u64 {
         let mut done = 0;
-        for &(h, i, counted) in &self.entries[..self.count] {
-            done += reach(self, h, i, counted) as u64;
+        for &(h, w, mask, counted) in &self.entries[..self.count] {
+            done += reach(self, h, w, mask, counted);
         }
         self.count = 0;
         done
@@ -1028,14 +1063,22 @@ impl BitmapSolver<'_> {
                         "a chunk of counts starts a byte"
                     );
                     let mut bytes = [0u8; LIVE_CHUNK as usize / 2];
-                    self.layout.scan(h, range.clone(), |i, pos| {
-                        if let Some(pos) = pos {
-                            let (quiet, counted) = count(pos);
-                            start(c, i, first_count(quiet, counted));
-                            let (byte, shift) = nibble(i - range.start);
-                            bytes[byte] |= quiet << shift;
+                    let mut put = |i: u64, (quiet, counted): (u8, u8)| {
+                        start(c, i, first_count(quiet, counted));
+                        let (byte, shift) = nibble(i - range.start);
+                        bytes[byte] |= quiet << shift;
+                    };
+                    for w in range.start / 64..range.end.div_ceil(64) {
+                        let words = (w * 64).max(range.start)..(w * 64 + 64).min(range.end);
+                        let whole = words.end - words.start == 64;
+                        if !(whole && self.count_word(h, w, code, &mut put)) {
+                            self.layout.scan(h, words, |i, pos| {
+                                if let Some(pos) = pos {
+                                    put(i, count(pos));
+                                }
+                            });
                         }
-                    });
+                    }
                     let len = (range.end - range.start).div_ceil(2) as usize;
                     if let Err(e) = out.write(range.start, &bytes[..len]) {
                         let _ = failed.set(e);
@@ -1051,23 +1094,79 @@ impl BitmapSolver<'_> {
         Ok(written)
     }
 
+    /// `precount`'s count of the valid entries of word `w` of half `h` at once: `put(i, codes)`
+    /// for each, with the codes (by `code`) of its quiet moves and of the moves its counter
+    /// counts (`for_each_frame_move`, `for_each_frame_capture`). False, and nothing put, where
+    /// they go one by one: no lone last man, both kings on the diagonal, or successors that
+    /// may be their own mirror images (orbit counting).
+    fn count_word(
+        &self,
+        h: Half,
+        w: u64,
+        code: impl Fn(u32) -> u8,
+        mut put: impl FnMut(u64, (u8, u8)),
+    ) -> bool {
+        let (Some(lone), Some(valid)) =
+            (self.layout.lone_last_man(), self.layout.valid_in_word(h, w))
+        else {
+            return false;
+        };
+        if valid == 0 {
+            return true;
+        }
+        let frame = self.layout.frame(h, w);
+        if !self.layout.no_symmetric_neighbours(&frame) {
+            return false;
+        }
+        let mut own = [0u8; 64];
+        let mut others = WordCounts::default();
+        for_each_frame_move(&frame, lone, valid, |_, mover, mask| match mover {
+            FrameMover::Lone(at) => own[at.index()] += mask.count_ones() as u8,
+            _ => others.add(mask),
+        });
+        let mut captures = WordCounts::default();
+        if self.counts_captures() {
+            for_each_frame_capture(&frame, lone, valid, |mask| captures.add(mask));
+        }
+        for x in Bitboard(valid).map(|x| x.index()) {
+            let quiet = own[x] as u32 + others.get(x);
+            put(
+                w * 64 + x as u64,
+                (code(quiet), code(quiet + captures.get(x))),
+            );
+        }
+        true
+    }
+
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared). Its
     /// losses are passed over where the pass was `pulled` (`pull_wins`).
     fn frontier(&self, state: &PassState, h: Half, pulled: bool, fresh: &AtomicU64) {
         let b = &state.bits[h as usize];
         let init = || Reached::new(state);
-        let done = b.bits.drain(b.now, init, |reached, idx| {
-            let to_loss = b.bits.get(LOST, idx);
-            if to_loss && pulled {
-                return 0;
-            }
-            let pos = self.layout.decode_valid(h, idx);
-            reached.start(to_loss);
+        let done = b.bits.drain_words(b.now, init, |reached, w, bits| {
+            let lost = b.bits.word(LOST, w).load(Relaxed);
             let mut done = 0;
-            for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
-                done += reached.push(ph, pi, true);
-            });
-            done + reached.flush()
+            for (to_loss, bits) in [(true, bits & lost), (false, bits & !lost)] {
+                if bits == 0 || to_loss && pulled {
+                    continue;
+                }
+                reached.start(to_loss);
+                // A frame's entries at once where the layout allows, else one by one.
+                let by_word = for_each_pred_word(self.layout, h, w as u64, bits, |ph, pw, m| {
+                    done += reached.push_word(ph, pw, m, true);
+                });
+                if !by_word {
+                    for s in Bitboard(bits) {
+                        let idx = w as u64 * 64 + s.0 as u64;
+                        let pos = self.layout.decode_valid(h, idx);
+                        for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
+                            done += reached.push(ph, pi, true);
+                        });
+                    }
+                }
+                done += reached.flush();
+            }
+            done
         });
         fresh.fetch_add(done, Relaxed);
     }
@@ -1099,6 +1198,26 @@ impl BitmapSolver<'_> {
                     open &= !l.word(0, w).load(Relaxed);
                 }
                 open &= in_word(base, &range);
+                // Two or more open: the frame's moves once for all of them.
+                if open.count_ones() >= 2 {
+                    if let Some(valid) = self.layout.valid_in_word(ph, w as u64) {
+                        for i in Bitboard(open & !valid).map(|s| base + s.0 as u64) {
+                            broken += pb.bits.set(WON, i) as u64;
+                        }
+                        open &= valid;
+                        if open == 0 {
+                            continue;
+                        }
+                        if let Some(won) = self.reaches_loss_word(sb, ph, w as u64, open) {
+                            let won = pb.bits.set_word(WON, w, won);
+                            if won != 0 {
+                                pb.bits.set_word(pb.next(), w, won);
+                            }
+                            done += won.count_ones() as u64;
+                            continue;
+                        }
+                    }
+                }
                 while open != 0 {
                     let i = base + open.trailing_zeros() as u64;
                     open &= open - 1;
@@ -1170,60 +1289,100 @@ impl BitmapSolver<'_> {
         let b = &bits[ph as usize];
         let counted = b.counters();
         let inexact = inexact.filter(|q| q.half() == ph);
-        let done = state.cand.drain(
+        let done = state.cand.drain_words(
             0,
             || (),
-            |_, pi| {
-                let (won, lost) = b.bits.get2(WON, LOST, pi);
-                if won || lost {
+            |_, w, cands| {
+                let wi = w;
+                let w = w as u64;
+                let mut open = cands
+                    & !(b.bits.word(WON, wi).load(Relaxed) | b.bits.word(LOST, wi).load(Relaxed));
+                if open == 0 {
                     return 0;
                 }
-                let pos = self.layout.decode_valid(ph, pi);
-                // Near a diagonal the counters leave captures out, to be checked at zero.
-                let captures_counted =
-                    state.counts_captures && self.layout.no_symmetric_neighbours(&pos);
-                let lose = match counted.map(|c| (c, c.get(pi))) {
-                    None => self.all_moves_lose(bits, pi, &pos, n),
-                    Some((c, NOT_COUNTED)) => {
-                        // Counted once it is small enough; later wins of its successors count
-                        // it down.
-                        let mut open = self.quiet_not_lost(bits, pi, &pos);
-                        if open <= MAX_OPEN && captures_counted {
-                            open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
+                // Which entries need their quiet moves counted one by one (the others are known to
+                // have none left open), and their positions.
+                let mut positions = [None; 64];
+                let mut to_count = 0u64;
+                for x in Bitboard(open) {
+                    let pi = w * 64 + x.0 as u64;
+                    let pos = self.layout.decode_valid(ph, pi);
+                    // Near a diagonal the counters leave captures out, to be checked at zero.
+                    let captures_counted =
+                        state.counts_captures && self.layout.no_symmetric_neighbours(&pos);
+                    let needs = match counted.map(|c| c.get(pi)) {
+                        None | Some(NOT_COUNTED) => true,
+                        Some(c) => {
+                            c == left(0)
+                                && inexact.is_some_and(|q| {
+                                    started_inexact(q.get(pi), &pos, captures_counted)
+                                })
                         }
-                        if open <= MAX_OPEN {
-                            c.start(pi, left(open));
-                        }
-                        open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
-                    }
-                    // Started below its moves: as many moves as it was started at are known to
-                    // lose; what is left is found move by move.
-                    Some((c, count))
-                        if count == left(0)
-                            && inexact.is_some_and(|q| {
-                                started_inexact(q.get(pi), &pos, captures_counted)
-                            }) =>
-                    {
-                        let mut open = self.quiet_not_lost(bits, pi, &pos);
-                        if open <= MAX_OPEN && captures_counted {
-                            open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
-                        }
-                        if open > 0 {
-                            c.restart(pi, left(open.min(MAX_OPEN)));
-                        }
-                        open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
-                    }
-                    // Every quiet move is known to lose, counted down, and the captures too
-                    // where they are counted.
-                    Some((_, count)) => {
-                        count == left(0) && (captures_counted || self.captures_all_lose(&pos, n))
-                    }
-                };
-                if !lose || !b.bits.set(LOST, pi) {
-                    return 0;
+                    };
+                    to_count |= (needs as u64) << x.0;
+                    positions[x.index()] = Some((pos, captures_counted));
                 }
-                b.bits.set(b.next(), pi);
-                1
+                // Two or more to count: the frame's moves once for all of them.
+                let mut quiet = [0u8; 64];
+                let by_word = to_count.count_ones() >= 2
+                    && self.layout.no_symmetric_neighbours(
+                        &positions[to_count.trailing_zeros() as usize]
+                            .expect("decoded")
+                            .0,
+                    )
+                    && self.quiet_open_word(bits, ph, w, to_count, &mut quiet);
+                let mut done = 0;
+                while open != 0 {
+                    let x = open.trailing_zeros() as usize;
+                    open &= open - 1;
+                    let pi = w * 64 + x as u64;
+                    let (pos, captures_counted) = positions[x].expect("decoded");
+                    let quiet_open = || {
+                        if by_word {
+                            quiet[x]
+                        } else {
+                            self.quiet_not_lost(bits, pi, &pos)
+                        }
+                    };
+                    let lose = match counted.map(|c| (c, c.get(pi))) {
+                        None => quiet_open() == 0 && self.captures_all_lose(&pos, n),
+                        Some((c, NOT_COUNTED)) => {
+                            // Counted once it is small enough; later wins of its successors count
+                            // it down.
+                            let mut open = quiet_open();
+                            if open <= MAX_OPEN && captures_counted {
+                                open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
+                            }
+                            if open <= MAX_OPEN {
+                                c.start(pi, left(open));
+                            }
+                            open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
+                        }
+                        // Started below its moves: as many moves as it was started at are known to
+                        // lose; what is left is found move by move.
+                        Some((c, count)) if count == left(0) && to_count >> x & 1 != 0 => {
+                            let mut open = quiet_open();
+                            if open <= MAX_OPEN && captures_counted {
+                                open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
+                            }
+                            if open > 0 {
+                                c.restart(pi, left(open.min(MAX_OPEN)));
+                            }
+                            open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
+                        }
+                        // Every quiet move is known to lose, counted down, and the captures too
+                        // where they are counted.
+                        Some((_, count)) => {
+                            count == left(0)
+                                && (captures_counted || self.captures_all_lose(&pos, n))
+                        }
+                    };
+                    if lose && b.bits.set(LOST, pi) {
+                        b.bits.set(b.next(), pi);
+                        done += 1;
+                    }
+                }
+                done
             },
         );
         fresh.fetch_add(done, Relaxed);
@@ -1285,6 +1444,91 @@ impl BitmapSolver<'_> {
         open
     }
 
+    /// Which of the entries `on` of word `w` of half `h` have a quiet move to a loss of the
+    /// other half (`sb`) resolved no deeper than the pass, found for all of them at once
+    /// (`for_each_succ_word`): `pull_wins`' test. None where the word's entries go one by one.
+    fn reaches_loss_word(&self, sb: &HalfBits, h: Half, w: u64, on: u64) -> Option<u64> {
+        let next = sb.next();
+        let mut moves = [(0u64, Symmetry::default(), None, 0u64); 128];
+        let mut held = 0;
+        let mut won = 0u64;
+        let mut find = |moves: &[(u64, Symmetry, Option<Square>, u64)]| {
+            for &(sw, sym, at, mask) in moves {
+                let sw = sw as usize;
+                let lost =
+                    sb.bits.word(LOST, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
+                let to_loss = mask & sym.inverse().bitboard(Bitboard(lost)).0;
+                match at {
+                    Some(at) if to_loss != 0 => won |= 1 << at.0,
+                    Some(_) => {}
+                    None => won |= to_loss,
+                }
+            }
+        };
+        let by_word = for_each_succ_word(self.layout, h, w, on, |sw, sym, at, mask| {
+            if held == moves.len() {
+                find(&moves);
+                held = 0;
+            }
+            sb.bits.prefetch(sw * 64);
+            moves[held] = (sw, sym, at, mask);
+            held += 1;
+        });
+        if !by_word {
+            return None;
+        }
+        find(&moves[..held]);
+        Some(won)
+    }
+
+    /// `quiet_not_lost` of the entries `on` of word `w` of half `h` at once, into `open`
+    /// (`for_each_succ_word`): each successor word is read once for all of them. False, and
+    /// nothing counted, where the word's entries go one by one.
+    fn quiet_open_word(
+        &self,
+        bits: &[HalfBits; 2],
+        h: Half,
+        w: u64,
+        on: u64,
+        open: &mut [u8; 64],
+    ) -> bool {
+        let sb = &bits[Half::of(!h.stm()) as usize];
+        let next = sb.next();
+        // The moves are held while their successors' lines are fetched, as in `Reached`.
+        let mut moves = [(0u64, Symmetry::default(), None, 0u64); 128];
+        let mut held = 0;
+        let mut others = WordCounts::default();
+        let mut count = |moves: &[(u64, Symmetry, Option<Square>, u64)]| {
+            for &(sw, sym, at, mask) in moves {
+                let sw = sw as usize;
+                let won =
+                    sb.bits.word(WON, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
+                let not_won = mask & !sym.inverse().bitboard(Bitboard(won)).0;
+                match at {
+                    Some(at) => open[at.index()] += not_won.count_ones() as u8,
+                    None => others.add(not_won),
+                }
+            }
+        };
+        let by_word = for_each_succ_word(self.layout, h, w, on, |sw, sym, at, mask| {
+            if held == moves.len() {
+                count(&moves);
+                held = 0;
+            }
+            sb.bits.prefetch(sw * 64);
+            moves[held] = (sw, sym, at, mask);
+            held += 1;
+        });
+        if !by_word {
+            return false;
+        }
+        count(&moves[..held]);
+        for x in Bitboard(on).map(|x| x.index()) {
+            open[x] = (open[x] as u32 + others.get(x)).min(MAX_OPEN as u32 + 1) as u8;
+        }
+        true
+    }
+
     /// How many un-moves from the entries of the quiet successors of `pos` (the entry `idx`)
     /// not `won` will reach this entry: by orbit counting, as the values solver counts near a
     /// long diagonal, the sum over those moves of the successor's stabiliser, divided by the
@@ -1328,7 +1572,7 @@ impl BitmapSolver<'_> {
     }
 
     /// How many captures of `pos` do not lead to a sub-table position its opponent wins at
-    /// depth n or less (`all_moves_lose`'s test); once past `most`, more than `most`.
+    /// depth n or less (`check_candidates`' test); once past `most`, more than `most`.
     fn captures_not_lost(&self, pos: &TbPosition, n: u16, most: u8) -> u8 {
         let mut open = 0u8;
         for_each_conversion(pos, &Legality::of(pos), |succ, class| {
@@ -1355,25 +1599,6 @@ impl BitmapSolver<'_> {
         };
         matches!(seed, Some((d, true)) if d <= n)
     }
-
-    /// Does every move of `pos` (the entry `idx`) lead to a position its opponent wins,
-    /// resolved no deeper than n? In-table successors first: their bits are cheaper than a
-    /// sub-table probe.
-    fn all_moves_lose(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition, n: u16) -> bool {
-        let mover = pos.stm;
-        let sb = &bits[Half::of(!mover) as usize];
-        let next = sb.next();
-        let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
-        let legal = Legality::of(pos);
-        let quiet = self.quiet_entries(idx, pos, &legal, sb, won);
-        if quiet && self.captures_lose() {
-            return true;
-        }
-        quiet
-            && for_each_conversion(pos, &legal, |succ, class| {
-                self.capture_loses(mover, succ, class, n)
-            })
-    }
 }
 
 /// Entry `pi` of half `ph` has a move to a position resolved at the pass's depth: won at
@@ -1382,17 +1607,30 @@ impl BitmapSolver<'_> {
 /// was its last move not yet known to lose, or, reached from a sub-table where the counters
 /// leave captures out (`captures_lose`), when none is left.
 #[inline]
-fn reach(r: &Reached, ph: Half, pi: u64, counted: bool) -> bool {
+fn reach(r: &Reached, ph: Half, w: u64, mask: u64, counted: bool) -> u64 {
     let b = &r.state.bits[ph as usize];
+    let wi = w as usize;
     if r.to_loss {
-        if b.bits.get(LOST, pi) || !b.bits.set(WON, pi) {
-            return false;
+        let won = b
+            .bits
+            .set_word(WON, wi, mask & !b.bits.word(LOST, wi).load(Relaxed));
+        if won != 0 {
+            b.bits.set_word(b.next(), wi, won);
         }
-        b.bits.set(b.next(), pi);
-        return true;
+        return won.count_ones() as u64;
     }
-    if b.bits.get2(WON, LOST, pi) != (false, false) || !b.losable(pi) {
-        return false;
+    let open = mask & !(b.bits.word(WON, wi).load(Relaxed) | b.bits.word(LOST, wi).load(Relaxed));
+    for s in Bitboard(open) {
+        reach_open(r, b, w * 64 + s.0 as u64, counted);
+    }
+    0
+}
+
+/// `reach` of an entry neither won nor lost, by a move to a win.
+#[inline(always)]
+fn reach_open(r: &Reached, b: &HalfBits, pi: u64, counted: bool) {
+    if !b.losable(pi) {
+        return;
     }
     let last = match b.counters() {
         None => true,
@@ -1411,7 +1649,6 @@ fn reach(r: &Reached, ph: Half, pi: u64, counted: bool) -> bool {
     if last {
         r.state.cand.set(0, pi);
     }
-    false
 }
 
 /// Entries of a chunk of `live_chunks`.
@@ -1604,6 +1841,32 @@ fn conversions(pos: &TbPosition, legal: &Legality) -> u32 {
     n
 }
 
+/// A count per entry of a word, up to 255, held bit-sliced: bit k of entry x's count is bit x
+/// of word k, so that one move's mask of entries is added to all of them with a few word
+/// operations.
+#[derive(Default)]
+struct WordCounts([u64; 8]);
+
+impl WordCounts {
+    /// One more for each entry of `mask`.
+    #[inline(always)]
+    fn add(&mut self, mask: u64) {
+        let mut carry = mask;
+        for s in self.0.iter_mut() {
+            if carry == 0 {
+                break;
+            }
+            (*s, carry) = (*s ^ carry, *s & carry);
+        }
+    }
+
+    /// Entry `x`'s count.
+    #[inline(always)]
+    fn get(&self, x: usize) -> u32 {
+        (0..self.0.len()).fold(0, |c, k| c | ((self.0[k] >> x & 1) as u32) << k)
+    }
+}
+
 /// The counter of an entry with `n` moves not yet known to lose.
 #[inline(always)]
 fn left(n: u8) -> u8 {
@@ -1757,10 +2020,7 @@ impl BlockValues {
                 }
             }
             let (values, raw, frames) = (&mut self.values, &self.raw, &mut self.frames);
-            layout.scan(h, run.clone(), |idx, pos| {
-                let Some(pos) = pos else {
-                    return;
-                };
+            let mut put = |idx: u64, pos: &TbPosition| {
                 let at = (idx - run.start) as usize;
                 layout.nalimov_entries(h, idx, pos, frames, |ni| {
                     // An entry outside its block would be a wrong mapping: the index panics.
@@ -1769,7 +2029,30 @@ impl BlockValues {
                         values[p * len + k] = TbValue::from_raw(raw[p * run_len + at]);
                     }
                 });
-            });
+            };
+            // A word's valid entries at once where it is one frame, else entry by entry.
+            let lone = layout.lone_last_man();
+            for w in run.start / 64..run.end.div_ceil(64) {
+                let words = (w * 64).max(run.start)..(w * 64 + 64).min(run.end);
+                let whole = words.end - words.start == 64;
+                let valid = lone
+                    .filter(|_| whole)
+                    .and_then(|l| Some((l, layout.valid_in_word(h, w)?)));
+                let Some(((lc, lk), valid)) = valid else {
+                    layout.scan(h, words, |idx, pos| {
+                        if let Some(pos) = pos {
+                            put(idx, pos);
+                        }
+                    });
+                    continue;
+                };
+                let frame = layout.frame(h, w);
+                for x in Bitboard(valid) {
+                    let mut pos = frame;
+                    pos.pieces[lc.index()][lk.index()] = Bitboard::from_square(x);
+                    put(w * 64 + x.0 as u64, &pos);
+                }
+            }
         }
         Ok(())
     }
@@ -1897,12 +2180,14 @@ mod tests {
         assert_eq!(bits.get2(1, 2, 64), (true, true));
         assert_eq!(bits.get2(1, 2, 63), (false, true));
         let seen = std::sync::Mutex::new(Vec::new());
-        let n = bits.drain(
+        let n = bits.drain_words(
             2,
             || (),
-            |_, i| {
-                seen.lock().unwrap().push(i);
-                1
+            |_, w, word| {
+                for s in Bitboard(word) {
+                    seen.lock().unwrap().push(w as u64 * 64 + s.0 as u64);
+                }
+                word.count_ones() as u64
             },
         );
         assert_eq!(n, set.len() as u64);
@@ -1911,7 +2196,7 @@ mod tests {
         assert_eq!(seen, set);
         assert!((0..plane.word_count()).all(|w| plane.word(w) == 0));
         assert!(!plane.may_hold(0..plane.word_count()));
-        assert_eq!(bits.drain(2, || (), |_, _| 1), 0);
+        assert_eq!(bits.drain_words(2, || (), |_, _, _| 1), 0);
         let kept: Vec<u64> = (0..entries).filter(|&i| bits.get(1, i)).collect();
         assert_eq!(kept, other);
     }

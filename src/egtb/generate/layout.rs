@@ -14,6 +14,7 @@
 //! broken. Positions with an
 //! en-passant capture available keep the Nalimov e.p. zone's numbering, after the plain part.
 
+use super::moves::lone_squares;
 use crate::chess::attacks::{king_attacks, pawn_attacks, piece_attacks};
 use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::index::binomial::{binom, colex_unrank};
@@ -165,6 +166,49 @@ impl Group {
     }
 }
 
+/// A frame's word in normal form (`Layout::frame_word`): the lone man's square `x` of the
+/// frame is bit `sym(x)` of word `word`, but where `above` is given, for the squares that `sym`
+/// puts above the diagonal, which go by `above` (the reflection of a frame that is its own).
+pub struct FrameWord {
+    pub word: u64,
+    pub sym: Symmetry,
+    pub above: Option<Symmetry>,
+}
+
+/// Squares on or below the a1-h8 diagonal (file >= rank).
+const ON_OR_BELOW_DIAGONAL: u64 = {
+    let mut b = 0u64;
+    let mut s = 0;
+    while s < 64 {
+        if s % 8 >= s / 8 {
+            b |= 1 << s;
+        }
+        s += 1;
+    }
+    b
+};
+
+impl FrameWord {
+    /// The lone man's squares `mask` of the frame, by the symmetry each goes by: one part, or
+    /// two where `above` is given. Positions of the two parts may share an entry (a position
+    /// and its reflection), so they are kept apart.
+    #[inline]
+    pub fn parts(&self, mask: u64) -> [(Symmetry, u64); 2] {
+        match self.above {
+            None => [(self.sym, mask), (self.sym, 0)],
+            Some(above) => {
+                let below = mask
+                    & self
+                        .sym
+                        .inverse()
+                        .bitboard(Bitboard(ON_OR_BELOW_DIAGONAL))
+                        .0;
+                [(self.sym, below), (above, mask & !below)]
+            }
+        }
+    }
+}
+
 pub struct Layout<'a> {
     nalimov: &'a EndgameIndex,
     pawns: bool,
@@ -265,6 +309,24 @@ impl<'a> Layout<'a> {
                 }
             }
         }
+        let (sym, kings_decide) = self.kings_symmetry(pos);
+        if kings_decide {
+            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
+        }
+        // Both kings on the diagonal: the other men decide, by the smaller of the two numbers.
+        let t = self.plain_index(pos, sym);
+        let reflected = Symmetry {
+            transpose: true,
+            ..sym
+        };
+        Some((Half::of(pos.stm), t.min(self.plain_index(pos, reflected))))
+    }
+
+    /// The symmetry that brings `pos`'s kings into normal form, and whether the kings alone
+    /// decide it (not when both end on the diagonal, where the reflection in it is left to
+    /// the other men: `encode`).
+    #[inline(always)]
+    fn kings_symmetry(&self, pos: &TbPosition) -> (Symmetry, bool) {
         let wk = pos.king(Color::White);
         let mut sym = Symmetry {
             mirror_files: wk.file() >= 4,
@@ -272,24 +334,134 @@ impl<'a> Layout<'a> {
             transpose: false,
         };
         if self.pawns {
-            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
+            return (sym, true);
         }
         let k = sym.square(wk);
         let b = sym.square(pos.king(Color::Black));
         // Off the diagonal White's king decides the reflection; on it, Black's king (kept on
-        // or below the diagonal, as Nalimov keeps the king not to move); with both on it,
-        // the other men: the smaller of the two numbers.
+        // or below the diagonal, as Nalimov keeps the king not to move).
         if k.file() != k.rank() {
             sym.transpose = k.file() < k.rank();
-            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
-        }
-        if b.file() != b.rank() {
+        } else if b.file() != b.rank() {
             sym.transpose = b.file() < b.rank();
-            return Some((Half::of(pos.stm), self.plain_index(pos, sym)));
+        } else {
+            return (sym, false);
         }
-        let t = self.plain_index(pos, sym);
-        sym.transpose = true;
-        Some((Half::of(pos.stm), t.min(self.plain_index(pos, sym))))
+        (sym, true)
+    }
+
+    /// The last group's man, with its colour and type, when he is alone and the endgame has
+    /// no pawns: then his 64 squares are the last digit, and the 64 entries of a bitmap's word
+    /// are one frame of the other men with him on each square (`frame`).
+    pub fn lone_last_man(&self) -> Option<(Color, PieceType)> {
+        let g = self.groups.last()?;
+        (!self.pawns && g.count == 1).then_some((g.color, g.kind))
+    }
+
+    /// The valid entries of word `w` of half `h` (`lone_last_man`); None where both kings
+    /// stand on the diagonal, where each entry's validity is its own (`valid`).
+    #[inline]
+    pub fn valid_in_word(&self, h: Half, w: u64) -> Option<u64> {
+        let lone = self.lone_last_man()?;
+        let d = self.digits(w * 64);
+        let Some(frame) = self.men_of_digits::<true>(h, &d, self.groups.len() - 1) else {
+            return Some(0);
+        };
+        let (wk, bk) = (frame.king(Color::White), frame.king(Color::Black));
+        if king_attacks(wk).contains(bk) {
+            return Some(0);
+        }
+        if wk.file() == wk.rank() {
+            if bk.file() < bk.rank() {
+                return Some(0);
+            }
+            if bk.file() == bk.rank() {
+                return None;
+            }
+        }
+        Some(lone_squares(&frame, lone))
+    }
+
+    /// The men of word `w` of half `h` but the lone last man (`lone_last_man`).
+    #[inline]
+    pub fn frame(&self, h: Half, w: u64) -> TbPosition {
+        let d = self.digits(w * 64);
+        self.men_of_digits::<false>(h, &d, self.groups.len() - 1)
+            .expect("unchecked digits give a position")
+    }
+
+    /// The word of the frame of men `frame` (without the lone last man) in normal form, and the
+    /// symmetry that brings it there, which the lone man's squares take too.
+    #[inline]
+    pub fn frame_word(&self, frame: &TbPosition) -> FrameWord {
+        let (sym, kings_decide) = self.kings_symmetry(frame);
+        let word = self.frame_number(frame, sym);
+        if kings_decide {
+            return FrameWord {
+                word,
+                sym,
+                above: None,
+            };
+        }
+        // Both kings on the diagonal: the smaller number of the frame and of its reflection,
+        // and where they are the same, the lone man's square decides, entry by entry.
+        let reflected = Symmetry {
+            transpose: true,
+            ..sym
+        };
+        let other = self.frame_number(frame, reflected);
+        match word.cmp(&other) {
+            std::cmp::Ordering::Less => FrameWord {
+                word,
+                sym,
+                above: None,
+            },
+            std::cmp::Ordering::Greater => FrameWord {
+                word: other,
+                sym: reflected,
+                above: None,
+            },
+            std::cmp::Ordering::Equal => FrameWord {
+                word,
+                sym,
+                above: Some(reflected),
+            },
+        }
+    }
+
+    /// The word of `moved`, a frame that differs from `frame` (word `w`'s) by where one man of
+    /// colour `c` and type `kind`, not a king, stands: with the kings, the normal form stays,
+    /// and only that man's digit changes (an add instead of `frame_word`).
+    #[inline(always)]
+    pub fn moved_word(
+        &self,
+        w: u64,
+        frame: &TbPosition,
+        moved: &TbPosition,
+        c: Color,
+        kind: PieceType,
+    ) -> u64 {
+        let g = &self.groups[self.group_of[c.index()][kind.index()]];
+        let step = g.weight / 64;
+        let (before, after) = (
+            g.rank(frame.pieces[c.index()][kind.index()].0),
+            g.rank(moved.pieces[c.index()][kind.index()].0),
+        );
+        (w + after * step).wrapping_sub(before * step)
+    }
+
+    /// The plain number of the frame `frame` (every man but the lone last one) seen through
+    /// `sym`: its word.
+    #[inline(always)]
+    fn frame_number(&self, frame: &TbPosition, sym: Symmetry) -> u64 {
+        let tr = |b: Bitboard| -> u64 { sym.bitboard(b).0 };
+        let wk = sym.square(frame.king(Color::White));
+        let bk = sym.square(frame.king(Color::Black));
+        let mut w = self.king_number(wk) * 64 + bk.0 as u64;
+        for g in &self.groups[..self.groups.len() - 1] {
+            w = w * g.radix + g.rank(tr(frame.pieces[g.color.index()][g.kind.index()]));
+        }
+        w
     }
 
     /// The entry of `pred`, reached from `pos` (a valid entry `idx`, as `decode_valid` gave

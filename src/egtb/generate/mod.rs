@@ -18,7 +18,10 @@
 //!   mates and, in one more bit an entry, its losses: only those can be lost, so their passes
 //!   check no other entry move by move (KBBKN's DTZ: 22% less time). Where the memory
 //!   allows, a half also keeps a counter (four bits) an entry, so that an entry once counted is
-//!   checked again only when its last quiet move is found to lose (`bitmaps::Counting`). When the
+//!   checked again only when its last quiet move is found to lose (`bitmaps::Counting`).
+//!   Where the layout's last man is alone (KQRKBN's knight), a word of a plane is one frame
+//!   of the other men, and the passes make a frame's moves and un-moves once for its 64
+//!   entries (Thompson's boards). When the
 //!   solves are over, the values of the metrics are put together one Nalimov king block at a time (its
 //!   entries are one run of the layout, the same kings), summed up and compressed straight
 //!   into the four files in their final form (`file::TableWriter`: the results, and the three

@@ -548,6 +548,205 @@ pub fn for_each_unmove_set(
     }
 }
 
+/// Which man a frame's move or un-move moves (`for_each_frame_move`, `for_each_frame_unmove`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum FrameMover {
+    King,
+    /// Another man of the frame, of this type.
+    Man(PieceType),
+    /// The lone man, from (or back to) this square of his.
+    Lone(Square),
+}
+
+impl FrameMover {
+    fn of(kind: PieceType) -> FrameMover {
+        if kind == PieceType::King {
+            FrameMover::King
+        } else {
+            FrameMover::Man(kind)
+        }
+    }
+}
+
+/// The un-moves of a frame's entries at once (pawnless): `frame` holds every man but a lone
+/// one of colour and type `lone` (no pawn), which stands on each square of `on` in turn, and
+/// the side that just moved is the one not to move in `frame`. For each un-move of another
+/// man, `f(pred, mover, mask)` once: `pred` the predecessor without the lone man, `mask` the
+/// squares of `on` on which he lets that un-move be made legally (it crosses or ends on none of
+/// them, and leaves the side then not to move out of check). For each un-move of the lone man
+/// himself (when he is the mover's), `f(pred, FrameMover::Lone(at), froms)` once a square `at`
+/// of `on`. Each bit is one predecessor: together they are those `for_each_unmove_set` gives
+/// entry by entry, as many times.
+pub fn for_each_frame_unmove(
+    frame: &TbPosition,
+    lone: (Color, PieceType),
+    on: u64,
+    mut f: impl FnMut(&TbPosition, FrameMover, u64),
+) {
+    let m = !frame.stm;
+    let mi = m.index();
+    let occ = frame.occupied();
+    for kind in PIECES {
+        for to in frame.pieces[mi][kind.index()] {
+            let froms = match kind {
+                PieceType::Knight => knight_attacks(to),
+                PieceType::King => king_attacks(to),
+                _ => piece_attacks(kind, to, occ),
+            } & !occ;
+            for from in froms {
+                let mut pred = *frame;
+                pred.stm = m;
+                pred.pieces[mi][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
+                // The lone man must not stand on the way nor where the man came from.
+                let mask = on & lone_squares(&pred, lone) & !(between(to, from).0 | 1 << from.0);
+                if mask != 0 {
+                    f(&pred, FrameMover::of(kind), mask);
+                }
+            }
+        }
+    }
+    let (lc, lk) = lone;
+    if lc == m {
+        let mut pred = *frame;
+        pred.stm = m;
+        let legal = lone_squares(&pred, lone);
+        for at in Bitboard(on) {
+            let froms = piece_attacks(lk, at, occ).0 & !occ.0 & legal;
+            if froms != 0 {
+                f(&pred, FrameMover::Lone(at), froms);
+            }
+        }
+    }
+}
+
+/// The quiet moves of a frame's entries at once (pawnless), `for_each_frame_unmove` forwards:
+/// for each move of another man of the side to move, `f(succ, mover, mask)` once, `mask` the
+/// squares of `on` on which the lone man lets it be made legally; for each move of the lone
+/// man himself (when he is the mover's), `f(succ, FrameMover::Lone(at), tos)` once a square
+/// `at` of `on`. `succ` is the successor without the lone man.
+pub fn for_each_frame_move(
+    frame: &TbPosition,
+    lone: (Color, PieceType),
+    on: u64,
+    mut f: impl FnMut(&TbPosition, FrameMover, u64),
+) {
+    let u = frame.stm;
+    let ui = u.index();
+    let occ = frame.occupied();
+    for kind in PIECES {
+        for from in frame.pieces[ui][kind.index()] {
+            let tos = piece_attacks(kind, from, occ) & !occ;
+            for to in tos {
+                let mut succ = *frame;
+                succ.stm = !u;
+                succ.pieces[ui][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
+                let mask = on & lone_squares(&succ, lone) & !(between(from, to).0 | 1 << to.0);
+                if mask != 0 {
+                    f(&succ, FrameMover::of(kind), mask);
+                }
+            }
+        }
+    }
+    let (lc, lk) = lone;
+    if lc == u {
+        let mut succ = *frame;
+        succ.stm = !u;
+        let legal = lone_squares(&succ, lone);
+        for at in Bitboard(on) {
+            let tos = piece_attacks(lk, at, occ).0 & !occ.0 & legal;
+            if tos != 0 {
+                f(&succ, FrameMover::Lone(at), tos);
+            }
+        }
+    }
+}
+
+/// The captures of a frame's entries at once (pawnless), as `for_each_frame_move` gives their
+/// quiet moves: `f(mask)` for each capture, each bit of `mask` a square of `on` on which the
+/// lone man lets it be made, is taken by it, or makes it himself.
+pub fn for_each_frame_capture(
+    frame: &TbPosition,
+    lone: (Color, PieceType),
+    on: u64,
+    mut f: impl FnMut(u64),
+) {
+    let u = frame.stm;
+    let (ui, ti) = (u.index(), (!u).index());
+    let occ = frame.occupied();
+    let prey = frame.side(!u) & !frame.pieces[ti][PieceType::King.index()];
+    let (lc, lk) = lone;
+    for kind in PIECES {
+        for from in frame.pieces[ui][kind.index()] {
+            let attacks = piece_attacks(kind, from, occ);
+            for to in attacks & prey {
+                let mut succ = *frame;
+                succ.stm = !u;
+                succ.pieces[ui][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
+                succ.pieces[ti][kind_at(frame, !u, to)].clear(to);
+                let mask = on & lone_squares(&succ, lone) & !between(from, to).0;
+                if mask != 0 {
+                    f(mask);
+                }
+            }
+            if lc != u {
+                // The lone man taken where he stands.
+                for at in attacks & Bitboard(on) {
+                    let mut succ = *frame;
+                    succ.stm = !u;
+                    succ.pieces[ui][kind.index()].0 ^= (1u64 << from.0) | (1u64 << at.0);
+                    if !succ.attacked_by(succ.king(u), !u) {
+                        f(1 << at.0);
+                    }
+                }
+            }
+        }
+    }
+    if lc == u {
+        // The lone man takes: from every square of `on` that attacks the man taken.
+        for to in prey {
+            let mut succ = *frame;
+            succ.stm = !u;
+            succ.pieces[ti][kind_at(frame, !u, to)].clear(to);
+            if lone_squares(&succ, lone) >> to.0 & 1 != 0 {
+                let froms = piece_attacks(lk, to, occ).0 & on;
+                if froms != 0 {
+                    f(froms);
+                }
+            }
+        }
+    }
+}
+
+/// The squares on which a lone man of colour and type `lone` (no pawn), added to `pos` (which
+/// lacks him), leaves the side not to move out of check: empty squares, on the line of the one
+/// slider that checks without him, and, for a man of the side to move, not checking himself.
+#[inline(always)]
+pub fn lone_squares(pos: &TbPosition, (lc, lk): (Color, PieceType)) -> u64 {
+    let s = !pos.stm;
+    let mine = &pos.pieces[pos.stm.index()];
+    let sk = pos.king(s);
+    let occ = pos.occupied();
+    let leapers = (knight_attacks(sk) & mine[PieceType::Knight.index()])
+        | (pawn_attacks(s, sk) & mine[PieceType::Pawn.index()])
+        | (king_attacks(sk) & mine[PieceType::King.index()]);
+    if leapers.any() {
+        return 0;
+    }
+    let diagonal = mine[PieceType::Bishop.index()] | mine[PieceType::Queen.index()];
+    let straight = mine[PieceType::Rook.index()] | mine[PieceType::Queen.index()];
+    let sliders = (bishop_attacks(sk, occ) & diagonal) | (rook_attacks(sk, occ) & straight);
+    let mut squares = !occ.0;
+    if sliders.more_than_one() {
+        return 0;
+    } else if sliders.any() {
+        squares &= between(sk, sliders.lsb()).0;
+    }
+    if lc == pos.stm {
+        squares &= !piece_attacks(lk, sk, occ).0;
+    }
+    squares
+}
+
 /// Calls `f(predecessor)` for every legal position, the side not to move in `pos` (m) to
 /// move, from which m reached `pos` by a piece or king capture of a man of kind `captured`:
 /// the man that moved stood on an empty square it attacks from where it stands, the captured

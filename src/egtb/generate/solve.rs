@@ -17,12 +17,13 @@
 
 use super::layout::Layout;
 use super::moves::{
-    count_inner_moves, for_each_conversion, for_each_move, for_each_pawn_push, for_each_unmove,
-    for_each_unmove_set, in_check, Legality, MoveClass, NONE,
+    count_inner_moves, for_each_conversion, for_each_frame_move, for_each_frame_unmove,
+    for_each_move, for_each_pawn_push, for_each_unmove, for_each_unmove_set, in_check, FrameMover,
+    Legality, MoveClass, NONE,
 };
-use crate::chess::{Bitboard, Color, PieceType};
+use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::file::{Metric, TbValue, Wdl5};
-use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::index::{Half, Symmetry, TbPosition};
 use crate::egtb::plies::{
     self, backed, better, depth, dtm_plies, is_loss, is_win, loss, wdl_of, wdl_of_result, win,
     zeroing, CODE_DRAW, CODE_NONE, RULE50_PLIES,
@@ -253,6 +254,86 @@ pub(super) fn for_each_pred(
             .expect("legal predecessor has an entry");
         f(h, i);
     })
+}
+
+/// `for_each_pred` for the entries `bits` of word `w` of half `h` at once, where a word is one
+/// frame (`Layout::lone_last_man`): `f(ph, word, mask)` for each un-move, each bit of `mask`
+/// one predecessor, as `for_each_pred` gives them entry by entry. False, and nothing called,
+/// where the word's kings both stand on the long diagonal (then every entry numbers its
+/// predecessors its own way) or the layout has no lone last man.
+pub(super) fn for_each_pred_word(
+    layout: &Layout,
+    h: Half,
+    w: u64,
+    bits: u64,
+    mut f: impl FnMut(Half, u64, u64),
+) -> bool {
+    let Some(lone) = layout.lone_last_man() else {
+        return false;
+    };
+    let frame = layout.frame(h, w);
+    if !layout.unmoves_by_squares(w * 64, &frame) {
+        return false;
+    }
+    let m = !frame.stm;
+    let ph = Half::of(m);
+    for_each_frame_unmove(&frame, lone, bits, |pred, mover, mask| match mover {
+        // The kings stay: the predecessor is in normal form as it stands.
+        FrameMover::Lone(_) => f(ph, w, mask),
+        FrameMover::Man(kind) => f(ph, layout.moved_word(w, &frame, pred, m, kind), mask),
+        FrameMover::King => {
+            let fw = layout.frame_word(pred);
+            for (sym, part) in fw.parts(mask) {
+                if part != 0 {
+                    f(ph, fw.word, sym.bitboard(Bitboard(part)).0);
+                }
+            }
+        }
+    });
+    true
+}
+
+/// The quiet moves of the entries `on` of word `w` of half `h` at once (`for_each_frame_move`,
+/// numbered): `f(sw, sym, at, mask)` for each move, `sw` the successor's word in the other
+/// half and `sym` what turns the frame's squares into that word's. For a move of another man
+/// (`at` None) `mask` holds the lone man's squares in the frame where he lets it be made; for
+/// one of the lone man himself from `at`, the squares he goes to. False, and nothing called,
+/// where `for_each_pred_word` is.
+pub(super) fn for_each_succ_word(
+    layout: &Layout,
+    h: Half,
+    w: u64,
+    on: u64,
+    mut f: impl FnMut(u64, Symmetry, Option<Square>, u64),
+) -> bool {
+    let Some(lone) = layout.lone_last_man() else {
+        return false;
+    };
+    let frame = layout.frame(h, w);
+    if !layout.unmoves_by_squares(w * 64, &frame) {
+        return false;
+    }
+    let u = frame.stm;
+    let identity = Symmetry::default();
+    for_each_frame_move(&frame, lone, on, |succ, mover, mask| match mover {
+        // The kings stay: the successor is in normal form as it stands.
+        FrameMover::Lone(at) => f(w, identity, Some(at), mask),
+        FrameMover::Man(kind) => f(
+            layout.moved_word(w, &frame, succ, u, kind),
+            identity,
+            None,
+            mask,
+        ),
+        FrameMover::King => {
+            let fw = layout.frame_word(succ);
+            for (sym, part) in fw.parts(mask) {
+                if part != 0 {
+                    f(fw.word, sym, None, part);
+                }
+            }
+        }
+    });
+    true
 }
 
 /// Working values of both halves (None for a half that is not stored).
@@ -1079,9 +1160,138 @@ pub fn wdl_of_work(work: &Work) -> Wdl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::egtb::generate::moves::{for_each_frame_capture, for_each_quiet};
     use crate::egtb::generate::{gentb, open_subs, GenOptions};
     use crate::egtb::index::EndgameIndex;
     use crate::egtb::Material;
+
+    /// A word's predecessors found frame by frame are those found entry by entry, as many
+    /// times, for every word of both halves: each word whole (its valid entries) and a
+    /// pseudo-random half of them, where the lone man blocks and checks in every way.
+    #[test]
+    fn predecessors_by_word_equal_those_by_entry() {
+        for (name, step) in [
+            ("KQKB", 1),
+            ("KRKN", 1),
+            ("KNKQ", 1),
+            ("KQRKB", 29),
+            ("KBNKR", 29),
+        ] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            assert!(layout.lone_last_man().is_some(), "{name}");
+            let (mut by_word, mut skipped) = (0u64, 0u64);
+            for h in Half::BOTH {
+                for w in (0..layout.size(h) / 64).step_by(step) {
+                    let valid = (0..64)
+                        .filter(|&s| layout.decode(h, w * 64 + s).is_some())
+                        .fold(0u64, |b, s| b | 1 << s);
+                    let some =
+                        valid & (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5555_5555_5555_5555);
+                    for bits in [valid, some] {
+                        let mut word = Vec::new();
+                        if !for_each_pred_word(&layout, h, w, bits, |ph, pw, mask| {
+                            for s in Bitboard(mask) {
+                                word.push((ph as u8, pw * 64 + s.0 as u64));
+                            }
+                        }) {
+                            skipped += 1;
+                            continue;
+                        }
+                        let mut entry = Vec::new();
+                        for s in Bitboard(bits) {
+                            let idx = w * 64 + s.0 as u64;
+                            let pos = layout.decode_valid(h, idx);
+                            for_each_pred(&layout, idx, &pos, false, |ph, pi| {
+                                entry.push((ph as u8, pi))
+                            });
+                        }
+                        word.sort_unstable();
+                        entry.sort_unstable();
+                        assert_eq!(word, entry, "{name} {h:?} word {w}");
+                        by_word += 1;
+                    }
+                }
+            }
+            // Only words with both kings on the long diagonal are left to the entries.
+            assert!(
+                by_word > 15 * skipped,
+                "{name}: {by_word} words, {skipped} skipped"
+            );
+        }
+    }
+
+    /// A word's quiet successors found frame by frame are those found entry by entry, as many
+    /// times, entry by entry, on the words of `predecessors_by_word_equal_those_by_entry`; so
+    /// are its valid entries and each entry's number of captures.
+    #[test]
+    fn successors_by_word_equal_those_by_entry() {
+        for (name, step) in [
+            ("KQKB", 1),
+            ("KRKN", 1),
+            ("KNKQ", 1),
+            ("KQRKB", 29),
+            ("KBNKR", 29),
+        ] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            for h in Half::BOTH {
+                for w in (0..layout.size(h) / 64).step_by(step) {
+                    let valid = (0..64)
+                        .filter(|&s| layout.decode(h, w * 64 + s).is_some())
+                        .fold(0u64, |b, s| b | 1 << s);
+                    let some =
+                        valid & (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5555_5555_5555_5555);
+                    if let Some(by_word) = layout.valid_in_word(h, w) {
+                        assert_eq!(by_word, valid, "{name} {h:?} word {w}");
+                    }
+                    for bits in [valid, some] {
+                        if bits != 0 && layout.valid_in_word(h, w).is_some() {
+                            let mut captures = [0u32; 64];
+                            let lone = layout.lone_last_man().unwrap();
+                            for_each_frame_capture(&layout.frame(h, w), lone, bits, |mask| {
+                                for s in Bitboard(mask) {
+                                    captures[s.index()] += 1;
+                                }
+                            });
+                            for s in Bitboard(bits) {
+                                let pos = layout.decode_valid(h, w * 64 + s.0 as u64);
+                                let mut n = 0;
+                                for_each_conversion(&pos, &Legality::of(&pos), |_, _| {
+                                    n += 1;
+                                    true
+                                });
+                                assert_eq!(captures[s.index()], n, "{name} {h:?} word {w} {s:?}");
+                            }
+                        }
+                        let mut word = vec![Vec::new(); 64];
+                        if !for_each_succ_word(&layout, h, w, bits, |sw, sym, at, mask| {
+                            for s in Bitboard(mask) {
+                                let entry = sw * 64 + sym.square(s).0 as u64;
+                                word[at.unwrap_or(s).index()].push(entry);
+                            }
+                        }) {
+                            continue;
+                        }
+                        for s in Bitboard(bits) {
+                            let idx = w * 64 + s.0 as u64;
+                            let pos = layout.decode_valid(h, idx);
+                            let mut entry = Vec::new();
+                            for_each_quiet(&pos, |succ, _| {
+                                entry.push(layout.encode(succ).unwrap().1);
+                                true
+                            });
+                            entry.sort_unstable();
+                            word[s.index()].sort_unstable();
+                            assert_eq!(word[s.index()], entry, "{name} {h:?} entry {idx}");
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     /// Every entry's (value, counter), per half.
     fn values(s: &Start) -> Vec<Option<Vec<(u16, u8)>>> {

@@ -71,6 +71,21 @@ impl Symmetry {
         Bitboard(x)
     }
 
+    /// The symmetry that undoes this one. With the transposition last, a mirror before it is
+    /// the other mirror after it: T R^r F^f undone is F^f R^r T = T R^f F^r.
+    #[inline(always)]
+    pub fn inverse(self) -> Symmetry {
+        if self.transpose {
+            Symmetry {
+                mirror_files: self.mirror_ranks,
+                mirror_ranks: self.mirror_files,
+                transpose: true,
+            }
+        } else {
+            self
+        }
+    }
+
     /// All eight symmetries of the square (pawnless endgames) or the two that keep pawns' files
     /// order (endgames with pawns), for tests and callers that enumerate symmetric images.
     pub fn group(pawns: bool) -> Vec<Symmetry> {
@@ -109,6 +124,15 @@ pub fn normalising_symmetry(pawns: bool, ks: Square, kn: Square) -> Symmetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inverse_undoes_every_symmetry() {
+        for sym in Symmetry::group(false) {
+            for s in Square::all() {
+                assert_eq!(sym.inverse().square(sym.square(s)), s, "{sym:?}");
+            }
+        }
+    }
 
     #[test]
     fn bitboard_symmetries_match_square_symmetries() {
