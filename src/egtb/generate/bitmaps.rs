@@ -146,11 +146,6 @@ impl<const P: usize> Bits<P> {
         Plane { bits: self, plane }
     }
 
-    #[inline(always)]
-    fn get(&self, plane: usize, i: u64) -> bool {
-        self.word(plane, (i / 64) as usize).load(Relaxed) >> (i % 64) & 1 != 0
-    }
-
     /// Bits `i` of planes `a` and `b` (one group, one cache line).
     #[inline(always)]
     fn get2(&self, a: usize, b: usize, i: u64) -> (bool, bool) {
@@ -426,12 +421,6 @@ impl HalfBits {
     #[inline(always)]
     fn counters(&self) -> Option<Nibbles<'_>> {
         (self.bits.stride > 4).then_some(Nibbles { bits: &self.bits })
-    }
-
-    /// Can entry `i` be lost?
-    #[inline(always)]
-    fn losable(&self, i: u64) -> bool {
-        self.losable.as_ref().is_none_or(|l| l.get(0, i))
     }
 
     /// The plane of depth n + 1.
@@ -1300,81 +1289,86 @@ impl BitmapSolver<'_> {
                 if open == 0 {
                     return 0;
                 }
+                // An entry's position and whether its counter holds its captures, decoded only
+                // where they are needed. Near a diagonal the counters leave captures out, to be
+                // checked at zero.
+                let decode = |x: usize| {
+                    let pos = self.layout.decode_valid(ph, w * 64 + x as u64);
+                    let captures_counted =
+                        state.counts_captures && self.layout.no_symmetric_neighbours(&pos);
+                    (pos, captures_counted)
+                };
                 // Which entries need their quiet moves counted one by one (the others are known to
-                // have none left open), and their positions.
-                let mut positions = [None; 64];
+                // have none left open).
                 let mut to_count = 0u64;
                 for x in Bitboard(open) {
                     let pi = w * 64 + x.0 as u64;
-                    let pos = self.layout.decode_valid(ph, pi);
-                    // Near a diagonal the counters leave captures out, to be checked at zero.
-                    let captures_counted =
-                        state.counts_captures && self.layout.no_symmetric_neighbours(&pos);
                     let needs = match counted.map(|c| c.get(pi)) {
                         None | Some(NOT_COUNTED) => true,
                         Some(c) => {
                             c == left(0)
                                 && inexact.is_some_and(|q| {
+                                    let (pos, captures_counted) = decode(x.index());
                                     started_inexact(q.get(pi), &pos, captures_counted)
                                 })
                         }
                     };
                     to_count |= (needs as u64) << x.0;
-                    positions[x.index()] = Some((pos, captures_counted));
                 }
                 // Two or more to count: the frame's moves once for all of them.
                 let mut quiet = [0u8; 64];
                 let by_word = to_count.count_ones() >= 2
-                    && self.layout.no_symmetric_neighbours(
-                        &positions[to_count.trailing_zeros() as usize]
-                            .expect("decoded")
-                            .0,
-                    )
+                    && self
+                        .layout
+                        .no_symmetric_neighbours(&decode(to_count.trailing_zeros() as usize).0)
                     && self.quiet_open_word(bits, ph, w, to_count, &mut quiet);
                 let mut done = 0;
                 while open != 0 {
                     let x = open.trailing_zeros() as usize;
                     open &= open - 1;
                     let pi = w * 64 + x as u64;
-                    let (pos, captures_counted) = positions[x].expect("decoded");
+                    let decoded = std::cell::OnceCell::new();
+                    let entry = || *decoded.get_or_init(|| decode(x));
+                    let pos = || entry().0;
+                    let captures_counted = || entry().1;
                     let quiet_open = || {
                         if by_word {
                             quiet[x]
                         } else {
-                            self.quiet_not_lost(bits, pi, &pos)
+                            self.quiet_not_lost(bits, pi, &pos())
                         }
                     };
                     let lose = match counted.map(|c| (c, c.get(pi))) {
-                        None => quiet_open() == 0 && self.captures_all_lose(&pos, n),
+                        None => quiet_open() == 0 && self.captures_all_lose(&pos(), n),
                         Some((c, NOT_COUNTED)) => {
                             // Counted once it is small enough; later wins of its successors count
                             // it down.
                             let mut open = quiet_open();
-                            if open <= MAX_OPEN && captures_counted {
-                                open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
+                            if open <= MAX_OPEN && captures_counted() {
+                                open += self.captures_not_lost(&pos(), n, MAX_OPEN - open);
                             }
                             if open <= MAX_OPEN {
                                 c.start(pi, left(open));
                             }
-                            open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
+                            open == 0 && (captures_counted() || self.captures_all_lose(&pos(), n))
                         }
                         // Started below its moves: as many moves as it was started at are known to
                         // lose; what is left is found move by move.
                         Some((c, count)) if count == left(0) && to_count >> x & 1 != 0 => {
                             let mut open = quiet_open();
-                            if open <= MAX_OPEN && captures_counted {
-                                open += self.captures_not_lost(&pos, n, MAX_OPEN - open);
+                            if open <= MAX_OPEN && captures_counted() {
+                                open += self.captures_not_lost(&pos(), n, MAX_OPEN - open);
                             }
                             if open > 0 {
                                 c.restart(pi, left(open.min(MAX_OPEN)));
                             }
-                            open == 0 && (captures_counted || self.captures_all_lose(&pos, n))
+                            open == 0 && (captures_counted() || self.captures_all_lose(&pos(), n))
                         }
                         // Every quiet move is known to lose, counted down, and the captures too
                         // where they are counted.
                         Some((_, count)) => {
                             count == left(0)
-                                && (captures_counted || self.captures_all_lose(&pos, n))
+                                && (captures_counted() || self.captures_all_lose(&pos(), n))
                         }
                     };
                     if lose && b.bits.set(LOST, pi) {
@@ -1449,36 +1443,17 @@ impl BitmapSolver<'_> {
     /// (`for_each_succ_word`): `pull_wins`' test. None where the word's entries go one by one.
     fn reaches_loss_word(&self, sb: &HalfBits, h: Half, w: u64, on: u64) -> Option<u64> {
         let next = sb.next();
-        let mut moves = [(0u64, Symmetry::default(), None, 0u64); 128];
-        let mut held = 0;
         let mut won = 0u64;
-        let mut find = |moves: &[(u64, Symmetry, Option<Square>, u64)]| {
-            for &(sw, sym, at, mask) in moves {
-                let sw = sw as usize;
-                let lost =
-                    sb.bits.word(LOST, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
-                let to_loss = mask & sym.inverse().bitboard(Bitboard(lost)).0;
-                match at {
-                    Some(at) if to_loss != 0 => won |= 1 << at.0,
-                    Some(_) => {}
-                    None => won |= to_loss,
-                }
+        let by_word = self.succ_words_fetched(sb, h, w, on, |sw, sym, at, mask| {
+            let lost = sb.bits.word(LOST, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
+            let to_loss = mask & sym.inverse().bitboard(Bitboard(lost)).0;
+            match at {
+                Some(at) if to_loss != 0 => won |= 1 << at.0,
+                Some(_) => {}
+                None => won |= to_loss,
             }
-        };
-        let by_word = for_each_succ_word(self.layout, h, w, on, |sw, sym, at, mask| {
-            if held == moves.len() {
-                find(&moves);
-                held = 0;
-            }
-            sb.bits.prefetch(sw * 64);
-            moves[held] = (sw, sym, at, mask);
-            held += 1;
         });
-        if !by_word {
-            return None;
-        }
-        find(&moves[..held]);
-        Some(won)
+        by_word.then_some(won)
     }
 
     /// `quiet_not_lost` of the entries `on` of word `w` of half `h` at once, into `open`
@@ -1494,39 +1469,55 @@ impl BitmapSolver<'_> {
     ) -> bool {
         let sb = &bits[Half::of(!h.stm()) as usize];
         let next = sb.next();
-        // The moves are held while their successors' lines are fetched, as in `Reached`.
+        let mut others = WordCounts::default();
+        let by_word = self.succ_words_fetched(sb, h, w, on, |sw, sym, at, mask| {
+            let won = sb.bits.word(WON, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
+            let not_won = mask & !sym.inverse().bitboard(Bitboard(won)).0;
+            match at {
+                Some(at) => open[at.index()] += not_won.count_ones() as u8,
+                None => others.add(not_won),
+            }
+        });
+        if !by_word {
+            return false;
+        }
+        for x in Bitboard(on).map(|x| x.index()) {
+            open[x] = (open[x] as u32 + others.get(x)).min(MAX_OPEN as u32 + 1) as u8;
+        }
+        true
+    }
+
+    /// `for_each_succ_word` into the other half `sb`, each successor word's line fetched
+    /// ahead: the moves are held while their lines come, as in `Reached`, then given to
+    /// `f(successor word, sym, at, mask)`. False where the word's entries go one by one.
+    #[inline(always)]
+    fn succ_words_fetched(
+        &self,
+        sb: &HalfBits,
+        h: Half,
+        w: u64,
+        on: u64,
+        mut f: impl FnMut(usize, Symmetry, Option<Square>, u64),
+    ) -> bool {
         let mut moves = [(0u64, Symmetry::default(), None, 0u64); 128];
         let mut held = 0;
-        let mut others = WordCounts::default();
-        let mut count = |moves: &[(u64, Symmetry, Option<Square>, u64)]| {
-            for &(sw, sym, at, mask) in moves {
-                let sw = sw as usize;
-                let won =
-                    sb.bits.word(WON, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
-                let not_won = mask & !sym.inverse().bitboard(Bitboard(won)).0;
-                match at {
-                    Some(at) => open[at.index()] += not_won.count_ones() as u8,
-                    None => others.add(not_won),
-                }
-            }
-        };
         let by_word = for_each_succ_word(self.layout, h, w, on, |sw, sym, at, mask| {
             if held == moves.len() {
-                count(&moves);
+                moves
+                    .iter()
+                    .for_each(|&(sw, sym, at, mask)| f(sw as usize, sym, at, mask));
                 held = 0;
             }
             sb.bits.prefetch(sw * 64);
             moves[held] = (sw, sym, at, mask);
             held += 1;
         });
-        if !by_word {
-            return false;
+        if by_word {
+            moves[..held]
+                .iter()
+                .for_each(|&(sw, sym, at, mask)| f(sw as usize, sym, at, mask));
         }
-        count(&moves[..held]);
-        for x in Bitboard(on).map(|x| x.index()) {
-            open[x] = (open[x] as u32 + others.get(x)).min(MAX_OPEN as u32 + 1) as u8;
-        }
-        true
+        by_word
     }
 
     /// How many un-moves from the entries of the quiet successors of `pos` (the entry `idx`)
@@ -1619,36 +1610,25 @@ fn reach(r: &Reached, ph: Half, w: u64, mask: u64, counted: bool) -> u64 {
         }
         return won.count_ones() as u64;
     }
-    let open = mask & !(b.bits.word(WON, wi).load(Relaxed) | b.bits.word(LOST, wi).load(Relaxed));
-    for s in Bitboard(open) {
-        reach_open(r, b, w * 64 + s.0 as u64, counted);
+    let mut open =
+        mask & !(b.bits.word(WON, wi).load(Relaxed) | b.bits.word(LOST, wi).load(Relaxed));
+    if let Some(l) = &b.losable {
+        open &= l.word(0, wi).load(Relaxed);
     }
-    0
-}
-
-/// `reach` of an entry neither won nor lost, by a move to a win.
-#[inline(always)]
-fn reach_open(r: &Reached, b: &HalfBits, pi: u64, counted: bool) {
-    if !b.losable(pi) {
-        return;
+    if open == 0 {
+        return 0;
     }
     let last = match b.counters() {
-        None => true,
-        Some(c) => {
-            let count = c.get(pi);
-            if count == NOT_COUNTED {
-                true
-            } else if !counted {
-                count == left(0)
-            } else {
-                // An inexact counter (`BitmapSolver::inexact_counts`) may be reached at zero.
-                c.count_down(pi) <= left(1)
-            }
-        }
+        None => open,
+        // Not counted down: the last move only if none is left open.
+        Some(c) if !counted => c.at_most(wi, open, left(0)),
+        // An inexact counter (`BitmapSolver::inexact_counts`) may be reached at zero.
+        Some(c) => c.count_down_word(wi, open),
     };
-    if last {
-        r.state.cand.set(0, pi);
+    if last != 0 {
+        r.state.cand.set_word(0, wi, last);
     }
+    0
 }
 
 /// Entries of a chunk of `live_chunks`.
@@ -1768,23 +1748,54 @@ impl Nibbles<'_> {
         w.fetch_or((v as u64) << shift, Relaxed);
     }
 
-    /// Counts entry `i` down by one, but not below `left(0)`: an inexact counter
-    /// (`BitmapSolver::inexact_counts`) is reached more often than it counts, and nothing may
-    /// borrow from the other counters of the word. Its value before.
+    /// Counts the entries `mask` of group `w` down by one each, but not below `left(0)`: an
+    /// inexact counter (`BitmapSolver::inexact_counts`) is reached more often than it counts,
+    /// and nothing may borrow from the other counters of the word. Those that were at most
+    /// `left(1)` before: at their last open move, or not counted.
     #[inline(always)]
-    fn count_down(&self, i: u64) -> u8 {
-        let (w, shift) = self.at(i);
-        let mut word = w.load(Relaxed);
-        loop {
-            let v = (word >> shift & 0xF) as u8;
-            if v <= left(0) {
-                return v;
+    fn count_down_word(&self, w: usize, mask: u64) -> u64 {
+        let mut last = 0;
+        for part in 0..4 {
+            let on = spread_nibbles(mask >> (16 * part));
+            if on == 0 {
+                continue;
             }
-            match w.compare_exchange_weak(word, word - (1 << shift), Relaxed, Relaxed) {
-                Ok(_) => return v,
-                Err(now) => word = now,
+            let word = self.counter_word(w, part);
+            let mut x = word.load(Relaxed);
+            loop {
+                let down = on & nibbles_above(x, left(0));
+                if down == 0 {
+                    break;
+                }
+                // No nibble borrows: each one counted down holds at least 2.
+                match word.compare_exchange_weak(x, x - down, Relaxed, Relaxed) {
+                    Ok(_) => break,
+                    Err(now) => x = now,
+                }
+            }
+            last |= gather_nibbles(on & !nibbles_above(x, left(1))) << (16 * part);
+        }
+        last
+    }
+
+    /// Those of the entries `mask` of group `w` whose counters are at most `v` (up to 7).
+    #[inline(always)]
+    fn at_most(&self, w: usize, mask: u64, v: u8) -> u64 {
+        let mut low = 0;
+        for part in 0..4 {
+            let on = spread_nibbles(mask >> (16 * part));
+            if on != 0 {
+                let x = self.counter_word(w, part).load(Relaxed);
+                low |= gather_nibbles(on & !nibbles_above(x, v)) << (16 * part);
             }
         }
+        low
+    }
+
+    /// The word of group `w`'s counters that holds those of its entries `16 * part ..`.
+    #[inline(always)]
+    fn counter_word(&self, w: usize, part: usize) -> &AtomicU64 {
+        &self.bits.words[self.bits.stride * w + 4 + part]
     }
 
     /// Starts the counter of entry `i`, at `left(0)`, again at `v`.
@@ -1865,6 +1876,36 @@ impl WordCounts {
     fn get(&self, x: usize) -> u32 {
         (0..self.0.len()).fold(0, |c, k| c | ((self.0[k] >> x & 1) as u32) << k)
     }
+}
+
+/// The low 16 bits of `m`, one a nibble: bit k to bit 4k.
+#[inline(always)]
+fn spread_nibbles(m: u64) -> u64 {
+    let x = m & 0xFFFF;
+    let x = (x | x << 24) & 0x0000_00FF_0000_00FF;
+    let x = (x | x << 12) & 0x000F_000F_000F_000F;
+    let x = (x | x << 6) & 0x0303_0303_0303_0303;
+    (x | x << 3) & 0x1111_1111_1111_1111
+}
+
+/// `spread_nibbles` undone: each nibble's low bit, bit 4k to bit k.
+#[inline(always)]
+fn gather_nibbles(x: u64) -> u64 {
+    let x = x & 0x1111_1111_1111_1111;
+    let x = (x | x >> 3) & 0x0303_0303_0303_0303;
+    let x = (x | x >> 6) & 0x000F_000F_000F_000F;
+    let x = (x | x >> 12) & 0x0000_00FF_0000_00FF;
+    (x | x >> 24) & 0xFFFF
+}
+
+/// A nibble's low bit for each nibble of `x` above `v` (up to 7): its sum with 7 - v (no
+/// carry leaves a nibble) has its high bit set, or it had it already.
+#[inline(always)]
+fn nibbles_above(x: u64, v: u8) -> u64 {
+    const HIGH: u64 = 0x8888_8888_8888_8888;
+    debug_assert!(v <= 7);
+    let add = 0x1111_1111_1111_1111 * (7 - v as u64);
+    ((((x & !HIGH) + add) | x) & HIGH) >> 3
 }
 
 /// The counter of an entry with `n` moves not yet known to lose.
@@ -2197,7 +2238,58 @@ mod tests {
         assert!((0..plane.word_count()).all(|w| plane.word(w) == 0));
         assert!(!plane.may_hold(0..plane.word_count()));
         assert_eq!(bits.drain_words(2, || (), |_, _, _| 1), 0);
-        let kept: Vec<u64> = (0..entries).filter(|&i| bits.get(1, i)).collect();
+        let kept: Vec<u64> = (0..entries)
+            .filter(|&i| bits.plane(1).word((i / 64) as usize) >> (i % 64) & 1 != 0)
+            .collect();
         assert_eq!(kept, other);
+    }
+
+    /// Counting a word's counters down at once does to each what counting it down alone
+    /// would: every counter value, every pattern of entries reached, and the entries found at
+    /// their last move are those at most `left(1)` before (`at_most`: at most `v`).
+    #[test]
+    fn counters_count_down_a_word_as_one_by_one() {
+        let half = HalfBits::new(4 * 64, true).unwrap();
+        let c = half.counters().unwrap();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..2_000 {
+            let w = round % 4;
+            let before: Vec<u8> = (0..64)
+                .map(|k| {
+                    let i = w as u64 * 64 + k;
+                    let v = (next() % 16) as u8;
+                    // Set from scratch: `start` ors into a cleared counter.
+                    let (word, shift) = c.at(i);
+                    word.fetch_and(!(0xF << shift), Relaxed);
+                    if v != NOT_COUNTED {
+                        c.start(i, v);
+                    }
+                    assert_eq!(c.get(i), v);
+                    v
+                })
+                .collect();
+            let mask = next() & next();
+            for v in 0..=7 {
+                let low = (0..64)
+                    .filter(|&k| mask >> k & 1 != 0 && before[k] <= v)
+                    .fold(0u64, |m, k| m | 1 << k);
+                assert_eq!(c.at_most(w, mask, v), low, "at most {v}");
+            }
+            let last = (0..64)
+                .filter(|&k| mask >> k & 1 != 0 && before[k] <= left(1))
+                .fold(0u64, |m, k| m | 1 << k);
+            assert_eq!(c.count_down_word(w, mask), last);
+            for (k, &v) in before.iter().enumerate() {
+                let reached = mask >> k & 1 != 0 && v > left(0);
+                let after = v - reached as u8;
+                assert_eq!(c.get(w as u64 * 64 + k as u64), after, "entry {k}");
+            }
+        }
     }
 }

@@ -581,42 +581,10 @@ pub fn for_each_frame_unmove(
     frame: &TbPosition,
     lone: (Color, PieceType),
     on: u64,
-    mut f: impl FnMut(&TbPosition, FrameMover, u64),
+    f: impl FnMut(&TbPosition, FrameMover, u64),
 ) {
-    let m = !frame.stm;
-    let mi = m.index();
-    let occ = frame.occupied();
-    for kind in PIECES {
-        for to in frame.pieces[mi][kind.index()] {
-            let froms = match kind {
-                PieceType::Knight => knight_attacks(to),
-                PieceType::King => king_attacks(to),
-                _ => piece_attacks(kind, to, occ),
-            } & !occ;
-            for from in froms {
-                let mut pred = *frame;
-                pred.stm = m;
-                pred.pieces[mi][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
-                // The lone man must not stand on the way nor where the man came from.
-                let mask = on & lone_squares(&pred, lone) & !(between(to, from).0 | 1 << from.0);
-                if mask != 0 {
-                    f(&pred, FrameMover::of(kind), mask);
-                }
-            }
-        }
-    }
-    let (lc, lk) = lone;
-    if lc == m {
-        let mut pred = *frame;
-        pred.stm = m;
-        let legal = lone_squares(&pred, lone);
-        for at in Bitboard(on) {
-            let froms = piece_attacks(lk, at, occ).0 & !occ.0 & legal;
-            if froms != 0 {
-                f(&pred, FrameMover::Lone(at), froms);
-            }
-        }
-    }
+    // Without pawns an un-move is a move of the side that just moved, which is then to move.
+    frame_steps(frame, lone, on, !frame.stm, !frame.stm, f);
 }
 
 /// The quiet moves of a frame's entries at once (pawnless), `for_each_frame_unmove` forwards:
@@ -628,34 +596,47 @@ pub fn for_each_frame_move(
     frame: &TbPosition,
     lone: (Color, PieceType),
     on: u64,
+    f: impl FnMut(&TbPosition, FrameMover, u64),
+) {
+    frame_steps(frame, lone, on, frame.stm, !frame.stm, f);
+}
+
+/// The quiet steps of the side `mover` from a frame (`for_each_frame_move`,
+/// `for_each_frame_unmove`), the side `to_move` to move after each.
+#[inline(always)]
+fn frame_steps(
+    frame: &TbPosition,
+    lone: (Color, PieceType),
+    on: u64,
+    mover: Color,
+    to_move: Color,
     mut f: impl FnMut(&TbPosition, FrameMover, u64),
 ) {
-    let u = frame.stm;
-    let ui = u.index();
+    let mi = mover.index();
     let occ = frame.occupied();
     for kind in PIECES {
-        for from in frame.pieces[ui][kind.index()] {
-            let tos = piece_attacks(kind, from, occ) & !occ;
-            for to in tos {
-                let mut succ = *frame;
-                succ.stm = !u;
-                succ.pieces[ui][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
-                let mask = on & lone_squares(&succ, lone) & !(between(from, to).0 | 1 << to.0);
+        for from in frame.pieces[mi][kind.index()] {
+            for to in piece_attacks(kind, from, occ) & !occ {
+                let mut next = *frame;
+                next.stm = to_move;
+                next.pieces[mi][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
+                // The lone man must not stand on the way nor where the man goes.
+                let mask = on & lone_squares(&next, lone) & !(between(from, to).0 | 1 << to.0);
                 if mask != 0 {
-                    f(&succ, FrameMover::of(kind), mask);
+                    f(&next, FrameMover::of(kind), mask);
                 }
             }
         }
     }
     let (lc, lk) = lone;
-    if lc == u {
-        let mut succ = *frame;
-        succ.stm = !u;
-        let legal = lone_squares(&succ, lone);
+    if lc == mover {
+        let mut next = *frame;
+        next.stm = to_move;
+        let legal = lone_squares(&next, lone);
         for at in Bitboard(on) {
             let tos = piece_attacks(lk, at, occ).0 & !occ.0 & legal;
             if tos != 0 {
-                f(&succ, FrameMover::Lone(at), tos);
+                f(&next, FrameMover::Lone(at), tos);
             }
         }
     }

@@ -1165,11 +1165,11 @@ mod tests {
     use crate::egtb::index::EndgameIndex;
     use crate::egtb::Material;
 
-    /// A word's predecessors found frame by frame are those found entry by entry, as many
-    /// times, for every word of both halves: each word whole (its valid entries) and a
-    /// pseudo-random half of them, where the lone man blocks and checks in every way.
-    #[test]
-    fn predecessors_by_word_equal_those_by_entry() {
+    /// The words the frame tests walk: every word of both halves of KQKB, KRKN and KNKQ, every
+    /// 29th of KQRKB and KBNKR; `f(name, layout, h, w, valid, bits)` with the word's valid
+    /// entries (decoded one by one), once for all of them and once for a pseudo-random part, where
+    /// the lone man blocks and checks in every way.
+    fn for_each_test_word(mut f: impl FnMut(&str, &Layout, Half, u64, u64, u64)) {
         for (name, step) in [
             ("KQKB", 1),
             ("KRKN", 1),
@@ -1181,7 +1181,6 @@ mod tests {
             let index = EndgameIndex::new(&m);
             let layout = Layout::new(&index);
             assert!(layout.lone_last_man().is_some(), "{name}");
-            let (mut by_word, mut skipped) = (0u64, 0u64);
             for h in Half::BOTH {
                 for w in (0..layout.size(h) / 64).step_by(step) {
                     let valid = (0..64)
@@ -1190,30 +1189,44 @@ mod tests {
                     let some =
                         valid & (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5555_5555_5555_5555);
                     for bits in [valid, some] {
-                        let mut word = Vec::new();
-                        if !for_each_pred_word(&layout, h, w, bits, |ph, pw, mask| {
-                            for s in Bitboard(mask) {
-                                word.push((ph as u8, pw * 64 + s.0 as u64));
-                            }
-                        }) {
-                            skipped += 1;
-                            continue;
-                        }
-                        let mut entry = Vec::new();
-                        for s in Bitboard(bits) {
-                            let idx = w * 64 + s.0 as u64;
-                            let pos = layout.decode_valid(h, idx);
-                            for_each_pred(&layout, idx, &pos, false, |ph, pi| {
-                                entry.push((ph as u8, pi))
-                            });
-                        }
-                        word.sort_unstable();
-                        entry.sort_unstable();
-                        assert_eq!(word, entry, "{name} {h:?} word {w}");
-                        by_word += 1;
+                        f(name, &layout, h, w, valid, bits);
                     }
                 }
             }
+        }
+    }
+
+    /// A word's predecessors found frame by frame are those found entry by entry, as many
+    /// times, on the words of `for_each_test_word`.
+    #[test]
+    fn predecessors_by_word_equal_those_by_entry() {
+        let mut tally = std::collections::BTreeMap::<String, (u64, u64)>::new();
+        for_each_test_word(|name, layout, h, w, _, bits| {
+            let (by_word, skipped) = tally.entry(name.to_string()).or_default();
+            let mut word = Vec::new();
+            if !for_each_pred_word(layout, h, w, bits, |ph, pw, mask| {
+                for s in Bitboard(mask) {
+                    word.push((ph as u8, pw * 64 + s.0 as u64));
+                }
+            }) {
+                *skipped += 1;
+                return;
+            }
+            let mut entry = Vec::new();
+            for s in Bitboard(bits) {
+                let idx = w * 64 + s.0 as u64;
+                let pos = layout.decode_valid(h, idx);
+                for_each_pred(layout, idx, &pos, false, |ph, pi| {
+                    entry.push((ph as u8, pi))
+                });
+            }
+            word.sort_unstable();
+            entry.sort_unstable();
+            assert_eq!(word, entry, "{name} {h:?} word {w}");
+            *by_word += 1;
+        });
+        assert_eq!(tally.len(), 5);
+        for (name, (by_word, skipped)) in tally {
             // Only words with both kings on the long diagonal are left to the entries.
             assert!(
                 by_word > 15 * skipped,
@@ -1223,74 +1236,54 @@ mod tests {
     }
 
     /// A word's quiet successors found frame by frame are those found entry by entry, as many
-    /// times, entry by entry, on the words of `predecessors_by_word_equal_those_by_entry`; so
-    /// are its valid entries and each entry's number of captures.
+    /// times, entry by entry, on the words of `for_each_test_word`; so are its valid entries and
+    /// each entry's number of captures.
     #[test]
     fn successors_by_word_equal_those_by_entry() {
-        for (name, step) in [
-            ("KQKB", 1),
-            ("KRKN", 1),
-            ("KNKQ", 1),
-            ("KQRKB", 29),
-            ("KBNKR", 29),
-        ] {
-            let m = Material::parse(name).unwrap();
-            let index = EndgameIndex::new(&m);
-            let layout = Layout::new(&index);
-            for h in Half::BOTH {
-                for w in (0..layout.size(h) / 64).step_by(step) {
-                    let valid = (0..64)
-                        .filter(|&s| layout.decode(h, w * 64 + s).is_some())
-                        .fold(0u64, |b, s| b | 1 << s);
-                    let some =
-                        valid & (w.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5555_5555_5555_5555);
-                    if let Some(by_word) = layout.valid_in_word(h, w) {
-                        assert_eq!(by_word, valid, "{name} {h:?} word {w}");
+        for_each_test_word(|name, layout, h, w, valid, bits| {
+            if let Some(by_word) = layout.valid_in_word(h, w) {
+                assert_eq!(by_word, valid, "{name} {h:?} word {w}");
+            }
+            if bits != 0 && layout.valid_in_word(h, w).is_some() {
+                let mut captures = [0u32; 64];
+                let lone = layout.lone_last_man().unwrap();
+                for_each_frame_capture(&layout.frame(h, w), lone, bits, |mask| {
+                    for s in Bitboard(mask) {
+                        captures[s.index()] += 1;
                     }
-                    for bits in [valid, some] {
-                        if bits != 0 && layout.valid_in_word(h, w).is_some() {
-                            let mut captures = [0u32; 64];
-                            let lone = layout.lone_last_man().unwrap();
-                            for_each_frame_capture(&layout.frame(h, w), lone, bits, |mask| {
-                                for s in Bitboard(mask) {
-                                    captures[s.index()] += 1;
-                                }
-                            });
-                            for s in Bitboard(bits) {
-                                let pos = layout.decode_valid(h, w * 64 + s.0 as u64);
-                                let mut n = 0;
-                                for_each_conversion(&pos, &Legality::of(&pos), |_, _| {
-                                    n += 1;
-                                    true
-                                });
-                                assert_eq!(captures[s.index()], n, "{name} {h:?} word {w} {s:?}");
-                            }
-                        }
-                        let mut word = vec![Vec::new(); 64];
-                        if !for_each_succ_word(&layout, h, w, bits, |sw, sym, at, mask| {
-                            for s in Bitboard(mask) {
-                                let entry = sw * 64 + sym.square(s).0 as u64;
-                                word[at.unwrap_or(s).index()].push(entry);
-                            }
-                        }) {
-                            continue;
-                        }
-                        for s in Bitboard(bits) {
-                            let idx = w * 64 + s.0 as u64;
-                            let pos = layout.decode_valid(h, idx);
-                            let mut entry = Vec::new();
-                            for_each_quiet(&pos, |succ, _| {
-                                entry.push(layout.encode(succ).unwrap().1);
-                                true
-                            });
-                            entry.sort_unstable();
-                            word[s.index()].sort_unstable();
-                            assert_eq!(word[s.index()], entry, "{name} {h:?} entry {idx}");
-                        }
-                    }
+                });
+                for s in Bitboard(bits) {
+                    let pos = layout.decode_valid(h, w * 64 + s.0 as u64);
+                    let mut n = 0;
+                    for_each_conversion(&pos, &Legality::of(&pos), |_, _| {
+                        n += 1;
+                        true
+                    });
+                    assert_eq!(captures[s.index()], n, "{name} {h:?} word {w} {s:?}");
                 }
             }
-        }
+            let mut word = vec![Vec::new(); 64];
+            if !for_each_succ_word(layout, h, w, bits, |sw, sym, at, mask| {
+                for s in Bitboard(mask) {
+                    let entry = sw * 64 + sym.square(s).0 as u64;
+                    word[at.unwrap_or(s).index()].push(entry);
+                }
+            }) {
+                return;
+            }
+            for s in Bitboard(bits) {
+                let idx = w * 64 + s.0 as u64;
+                let pos = layout.decode_valid(h, idx);
+                let mut entry = Vec::new();
+                for_each_quiet(&pos, |succ, _| {
+                    entry.push(layout.encode(succ).unwrap().1);
+                    true
+                });
+                entry.sort_unstable();
+                word[s.index()].sort_unstable();
+                assert_eq!(word[s.index()], entry, "{name} {h:?} entry {idx}");
+            }
+        });
     }
 
     /// Every entry's (value, counter), per half.
