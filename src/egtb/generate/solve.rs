@@ -256,6 +256,17 @@ pub(super) fn for_each_pred(
     })
 }
 
+/// The lone last man and the frame of word `w` of half `h`, where the word's entries can go
+/// together (`for_each_pred_word`, `for_each_succ_word`): None without a lone last man or
+/// where the word's kings both stand on the long diagonal.
+fn word_frame(layout: &Layout, h: Half, w: u64) -> Option<((Color, PieceType), TbPosition)> {
+    let lone = layout.lone_last_man()?;
+    let frame = layout.frame(h, w);
+    layout
+        .unmoves_by_squares(w * 64, &frame)
+        .then_some((lone, frame))
+}
+
 /// `for_each_pred` for the entries `bits` of word `w` of half `h` at once, where a word is one
 /// frame (`Layout::lone_last_man`): `f(ph, word, mask)` for each un-move, each bit of `mask`
 /// one predecessor, as `for_each_pred` gives them entry by entry. False, and nothing called,
@@ -268,13 +279,9 @@ pub(super) fn for_each_pred_word(
     bits: u64,
     mut f: impl FnMut(Half, u64, u64),
 ) -> bool {
-    let Some(lone) = layout.lone_last_man() else {
+    let Some((lone, frame)) = word_frame(layout, h, w) else {
         return false;
     };
-    let frame = layout.frame(h, w);
-    if !layout.unmoves_by_squares(w * 64, &frame) {
-        return false;
-    }
     let m = !frame.stm;
     let ph = Half::of(m);
     for_each_frame_unmove(&frame, lone, bits, |pred, mover, mask| match mover {
@@ -306,13 +313,9 @@ pub(super) fn for_each_succ_word(
     on: u64,
     mut f: impl FnMut(u64, Symmetry, Option<Square>, u64),
 ) -> bool {
-    let Some(lone) = layout.lone_last_man() else {
+    let Some((lone, frame)) = word_frame(layout, h, w) else {
         return false;
     };
-    let frame = layout.frame(h, w);
-    if !layout.unmoves_by_squares(w * 64, &frame) {
-        return false;
-    }
     let u = frame.stm;
     let identity = Symmetry::default();
     for_each_frame_move(&frame, lone, on, |succ, mover, mask| match mover {
