@@ -1239,6 +1239,7 @@ impl BitmapSolver<'_> {
             .for_each(|chunk| {
                 let mut done = 0;
                 let mut reached = Reached::new(state);
+                let mut near = None;
                 for &e in chunk {
                     let idx = (e & !Y_WINS) as u64;
                     // Files that leave broken entries unmarked give them a neighbour's value.
@@ -1248,10 +1249,7 @@ impl BitmapSolver<'_> {
                     let pos = if s.flip { pos.color_flipped() } else { pos };
                     reached.start(e & Y_WINS == 0);
                     for_each_uncapture(&pos, s.captured, |pred| {
-                        let (ph, pi) = self
-                            .layout
-                            .encode(pred)
-                            .expect("legal position has an entry");
+                        let (ph, pi) = self.layout.encode_near(&mut near, pred);
                         // Near a diagonal the counters leave captures out.
                         let counted =
                             state.counts_captures && self.layout.no_symmetric_neighbours(pred);
@@ -2061,38 +2059,31 @@ impl BlockValues {
                 }
             }
             let (values, raw, frames) = (&mut self.values, &self.raw, &mut self.frames);
-            let mut put = |idx: u64, pos: &TbPosition| {
-                let at = (idx - run.start) as usize;
-                layout.nalimov_entries(h, idx, pos, frames, |ni| {
-                    // An entry outside its block would be a wrong mapping: the index panics.
-                    let k = (ni - block.start) as usize;
-                    for p in 0..n {
-                        values[p * len + k] = TbValue::from_raw(raw[p * run_len + at]);
-                    }
-                });
+            let mut put = |at: usize, ni: u64| {
+                // An entry outside its block would be a wrong mapping: the index panics.
+                let k = (ni - block.start) as usize;
+                for p in 0..n {
+                    values[p * len + k] = TbValue::from_raw(raw[p * run_len + at]);
+                }
             };
             // A word's valid entries at once where it is one frame, else entry by entry.
-            let lone = layout.lone_last_man();
             for w in run.start / 64..run.end.div_ceil(64) {
                 let words = (w * 64).max(run.start)..(w * 64 + 64).min(run.end);
-                let whole = words.end - words.start == 64;
-                let valid = lone
-                    .filter(|_| whole)
-                    .and_then(|l| Some((l, layout.valid_in_word(h, w)?)));
-                let Some(((lc, lk), valid)) = valid else {
+                let valid = (words.end - words.start == 64)
+                    .then(|| layout.valid_in_word(h, w))
+                    .flatten();
+                let Some(valid) = valid else {
                     layout.scan(h, words, |idx, pos| {
                         if let Some(pos) = pos {
-                            put(idx, pos);
+                            let at = (idx - run.start) as usize;
+                            layout.nalimov_entries(h, idx, pos, frames, |ni| put(at, ni));
                         }
                     });
                     continue;
                 };
+                let at = (w * 64 - run.start) as usize;
                 let frame = layout.frame(h, w);
-                for x in Bitboard(valid) {
-                    let mut pos = frame;
-                    pos.pieces[lc.index()][lk.index()] = Bitboard::from_square(x);
-                    put(w * 64 + x.0 as u64, &pos);
-                }
+                layout.nalimov_word(h, &frame, valid, frames, |x, ni| put(at + x.index(), ni));
             }
         }
         Ok(())

@@ -209,6 +209,13 @@ impl FrameWord {
     }
 }
 
+/// The last position `Layout::encode_near` numbered whole, with its symmetry and entry.
+pub struct Near {
+    pos: TbPosition,
+    sym: Symmetry,
+    idx: u64,
+}
+
 pub struct Layout<'a> {
     nalimov: &'a EndgameIndex,
     pawns: bool,
@@ -320,6 +327,50 @@ impl<'a> Layout<'a> {
             ..sym
         };
         Some((Half::of(pos.stm), t.min(self.plain_index(pos, reflected))))
+    }
+
+    /// `encode` of a position without an e.p. square, with `near` the last position encoded
+    /// this way: when the kings and the side to move are the same, the symmetry is too, and
+    /// only the digits of the groups that stand elsewhere change (a sub-table position's
+    /// un-captures differ in the moved man's and the captured man's squares).
+    #[inline]
+    pub fn encode_near(&self, near: &mut Option<Near>, pos: &TbPosition) -> (Half, u64) {
+        debug_assert!(pos.ep.is_none());
+        let k = PieceType::King.index();
+        let same_kings = |n: &Near| {
+            n.pos.stm == pos.stm && (0..2).all(|c| n.pos.pieces[c][k] == pos.pieces[c][k])
+        };
+        match near {
+            Some(n) if same_kings(n) => {
+                let tr = |b: Bitboard| n.sym.bitboard(b).0;
+                for g in &self.groups {
+                    let (c, t) = (g.color.index(), g.kind.index());
+                    let (was, now) = (n.pos.pieces[c][t], pos.pieces[c][t]);
+                    if was != now {
+                        n.idx = (n.idx + g.rank(tr(now)) * g.weight)
+                            .wrapping_sub(g.rank(tr(was)) * g.weight);
+                    }
+                }
+                n.pos = *pos;
+                (Half::of(pos.stm), n.idx)
+            }
+            _ => {
+                let (sym, kings_decide) = self.kings_symmetry(pos);
+                if !kings_decide {
+                    *near = None;
+                    return self
+                        .encode(pos)
+                        .expect("a position without e.p. has an entry");
+                }
+                let idx = self.plain_index(pos, sym);
+                *near = Some(Near {
+                    pos: *pos,
+                    sym,
+                    idx,
+                });
+                (Half::of(pos.stm), idx)
+            }
+        }
     }
 
     /// The symmetry that brings `pos`'s kings into normal form, and whether the kings alone
@@ -975,6 +1026,27 @@ impl<'a> Layout<'a> {
         }
     }
 
+    /// `nalimov_entries` of the valid entries `valid` of word `w` of half `h`, whose frame is
+    /// `frame` (`valid_in_word`, `frame`), as `f(square of the lone last man, index)`: the
+    /// frame's share of the index is worked out once for the word. Such a word's kings are not
+    /// both on a long diagonal, so each entry has one Nalimov index.
+    #[inline]
+    pub fn nalimov_word(
+        &self,
+        h: Half,
+        frame: &TbPosition,
+        valid: u64,
+        frames: &mut FrameCache,
+        mut f: impl FnMut(Square, u64),
+    ) {
+        let lone = self.lone_last_man().expect("a word is one frame");
+        frames.index_own_each(self.nalimov, frame, lone, valid, |s, i| {
+            let (nh, i) = i.expect("a valid entry has a Nalimov index");
+            debug_assert_eq!(nh, h);
+            f(s, i)
+        });
+    }
+
     /// How many symmetries of the layout map `pos` to itself (1 or 2): a pawnless position with
     /// both kings on a long diagonal may be its own reflection in it. Needed for the un-move
     /// counts.
@@ -1335,6 +1407,50 @@ mod tests {
                 }
             }
             assert!(checked > 1_000_000, "{name}: {checked}");
+        }
+    }
+
+    /// Un-captures from a sub-endgame's positions, numbered one after another through
+    /// `encode_near` as the seeds number them, get the entries `encode` gives them: with the
+    /// kings on the diagonal too, and with like men (KBBKN's bishops) and like sides.
+    #[test]
+    fn encode_near_agrees_with_encode() {
+        use super::super::moves::for_each_uncapture;
+        for (name, sub, captured) in [
+            ("KQRKB", "KQRK", PieceType::Bishop),
+            ("KBBKN", "KBBK", PieceType::Knight),
+            ("KRKR", "KRK", PieceType::Rook),
+        ] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let sub_index = EndgameIndex::new(&Material::parse(sub).unwrap());
+            let sub_layout = Layout::new(&sub_index);
+            let (mut checked, mut diagonal) = (0u64, 0u64);
+            let mut near = None;
+            for idx in (0..sub_layout.size(Half::Wtm)).step_by(7) {
+                let Some(pos) = sub_layout.decode(Half::Wtm, idx) else {
+                    continue;
+                };
+                // White captured: Black to move in the sub-endgame, White's man un-moved.
+                let pos = TbPosition {
+                    stm: Color::Black,
+                    ..pos
+                };
+                for_each_uncapture(&pos, captured, |pred| {
+                    assert_eq!(
+                        Some(layout.encode_near(&mut near, pred)),
+                        layout.encode(pred),
+                        "{name} {pred:?}"
+                    );
+                    checked += 1;
+                    diagonal += near.is_none() as u64;
+                });
+            }
+            assert!(
+                checked > 50_000 && diagonal > 100,
+                "{name}: {checked}, {diagonal}"
+            );
         }
     }
 

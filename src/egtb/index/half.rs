@@ -274,27 +274,13 @@ impl HalfIndex {
     /// `index_main` of a position whose kings and side to move are those `f` was made for.
     #[inline(always)]
     pub(super) fn index_in_frame(&self, f: &KingFrame, pos: &TbPosition) -> Option<u64> {
-        let [ks, kn, fks, fkn] = f.kings;
         let l = &self.main;
         let mut sq: GroupSquares = [0; MAX_GROUPS];
         let mut coord = [0u64; MAX_GROUPS];
         for i in 0..l.n {
             let g = &l.groups[i];
-            let men = pos.pieces[g.color.index()][g.kind.index()];
-            // A lone man's square is turned, not its whole board (the generator numbers
-            // every entry of a six-man table this way).
-            let own = if g.count == 1 && men.any() {
-                1 << f.sym.square(men.lsb()).0
-            } else {
-                f.sym.bitboard(men).0
-            };
-            sq[i] = own;
-            let excl = excl_squares(g.excl, &sq);
-            coord[i] = if g.flipped {
-                Self::coordinate(g, flip_ranks(own), fks, fkn, flip_ranks(excl))?
-            } else {
-                Self::coordinate(g, own, ks, kn, excl)?
-            };
+            sq[i] = Self::own_squares(f, g, pos);
+            coord[i] = Self::group_coordinate(f, g, &sq, sq[i])?;
         }
         let mut x = 0u64;
         for &i in &l.significance[..l.n] {
@@ -303,6 +289,95 @@ impl HalfIndex {
             x = x * f.d[i] + coord[i];
         }
         Some(f.base + x)
+    }
+
+    /// `index_in_frame` of the positions `pos` plus one man of the group `man` (a colour and
+    /// kind of which the endgame has one man, absent from `pos`) on each square of `squares`,
+    /// as `out(square, index)`: the other groups' share is worked out once, and per square
+    /// only the man's coordinate and those of the groups that skip its square.
+    #[inline(always)]
+    pub(super) fn index_each_in_frame(
+        &self,
+        f: &KingFrame,
+        pos: &TbPosition,
+        man: (Color, PieceType),
+        squares: u64,
+        mut out: impl FnMut(Square, Option<u64>),
+    ) {
+        let l = &self.main;
+        let lone = (0..l.n)
+            .find(|&i| (l.groups[i].color, l.groups[i].kind) == man)
+            .expect("the man's group is in the layout");
+        debug_assert_eq!(l.groups[lone].count, 1);
+        let mut weight = [0u64; MAX_GROUPS];
+        let mut w = 1u64;
+        for &i in l.significance[..l.n].iter().rev() {
+            weight[i as usize] = w;
+            w *= f.d[i as usize];
+        }
+        // The groups whose coordinate depends on the man's square: his own and those placed
+        // after him that skip it.
+        let mut moving = 1u8 << lone;
+        for j in lone + 1..l.n {
+            moving |= ((l.groups[j].excl >> lone) & 1) << j;
+        }
+        let mut sq: GroupSquares = [0; MAX_GROUPS];
+        let mut fixed = Some(f.base);
+        for i in 0..l.n {
+            if i == lone {
+                continue;
+            }
+            let g = &l.groups[i];
+            sq[i] = Self::own_squares(f, g, pos);
+            if moving >> i & 1 == 0 {
+                let c = Self::group_coordinate(f, g, &sq, sq[i]);
+                fixed = fixed.zip(c).map(|(x, c)| x + c * weight[i]);
+            }
+        }
+        for s in Bitboard(squares) {
+            let Some(mut x) = fixed else {
+                out(s, None);
+                continue;
+            };
+            sq[lone] = 1 << f.sym.square(s).0;
+            let mut ok = true;
+            let mut m = moving;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                match Self::group_coordinate(f, &l.groups[i], &sq, sq[i]) {
+                    Some(c) => x += c * weight[i],
+                    None => ok = false,
+                }
+            }
+            out(s, (ok && x < self.size).then_some(x));
+        }
+    }
+
+    /// A group's squares in `pos`, after the frame's symmetry.
+    #[inline(always)]
+    fn own_squares(f: &KingFrame, g: &Group, pos: &TbPosition) -> u64 {
+        let men = pos.pieces[g.color.index()][g.kind.index()];
+        // A lone man's square is turned, not its whole board (the generator numbers every
+        // entry of a six-man table this way).
+        if g.count == 1 && men.any() {
+            1 << f.sym.square(men.lsb()).0
+        } else {
+            f.sym.bitboard(men).0
+        }
+    }
+
+    /// The coordinate of group `g` on squares `own`, the squares of the groups placed before
+    /// it being in `sq`.
+    #[inline(always)]
+    fn group_coordinate(f: &KingFrame, g: &Group, sq: &GroupSquares, own: u64) -> Option<u64> {
+        let [ks, kn, fks, fkn] = f.kings;
+        let excl = excl_squares(g.excl, sq);
+        if g.flipped {
+            Self::coordinate(g, flip_ranks(own), fks, fkn, flip_ranks(excl))
+        } else {
+            Self::coordinate(g, own, ks, kn, excl)
+        }
     }
 
     /// Index of a position with an e.p. capture (canonical colours, this half to move).

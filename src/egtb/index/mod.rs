@@ -28,7 +28,7 @@ pub use half::Half;
 pub use position::TbPosition;
 
 use super::material::Material;
-use crate::chess::{Color, PieceType, Square};
+use crate::chess::{Bitboard, Color, PieceType, Square};
 use geometry::PAWN_RANKS;
 use half::HalfIndex;
 use rayon::prelude::*;
@@ -65,6 +65,47 @@ impl FrameCache {
             self.frame = index.own_frame(pos);
         }
         index.index_own_in(self.frame.as_ref()?, pos)
+    }
+
+    /// `index_own` of the positions `pos` (without an e.p. square) plus a man `man` on each
+    /// square of `squares`, as `out(square, index)`; `man` is a colour and kind of which the
+    /// endgame has one man, absent from `pos`. The kings' and the other men's share of the
+    /// index is worked out once for all the squares.
+    #[inline]
+    pub fn index_own_each(
+        &mut self,
+        index: &EndgameIndex,
+        pos: &TbPosition,
+        man: (Color, PieceType),
+        squares: u64,
+        mut out: impl FnMut(Square, Option<(Half, u64)>),
+    ) {
+        debug_assert!(pos.ep.is_none());
+        let k = PieceType::King.index();
+        let key = (pos.pieces[0][k].0, pos.pieces[1][k].0, pos.stm);
+        if self.key != Some(key) {
+            self.key = Some(key);
+            self.frame = index.own_frame(pos);
+        }
+        let Some(f) = &self.frame else {
+            return Bitboard(squares).for_each(|s| out(s, None));
+        };
+        let h = index.half(f.half);
+        if f.flip {
+            let (c, kind) = man;
+            let flipped = Bitboard(squares).flip_rank().0;
+            h.index_each_in_frame(
+                &f.frame,
+                &pos.color_flipped(),
+                (!c, kind),
+                flipped,
+                |s, i| out(s.flip_rank(), i.map(|i| (f.half, i))),
+            );
+        } else {
+            h.index_each_in_frame(&f.frame, pos, man, squares, |s, i| {
+                out(s, i.map(|i| (f.half, i)))
+            });
+        }
     }
 }
 
@@ -323,6 +364,51 @@ mod tests {
             }
             // Most of them are indexable positions, not agreeing Nones.
             assert!(indexed > 1_500, "{name}: {indexed} of {compared}");
+        }
+    }
+
+    /// The files number a frame of men with one man on each of his squares at once: each must
+    /// get the entry `index_own` gives the whole position, whichever man is the lone one and
+    /// wherever his group stands in the index (placed first or last, skipped by later groups
+    /// or not, colour-flipped in an endgame of like sides).
+    #[test]
+    fn one_frame_numbers_a_lone_man_on_every_square() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for name in ["KQRKBN", "KRBKNN", "KBNKQ", "KRNKRN", "KQKR", "KRKR"] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let mut frames = FrameCache::default();
+            let (mut frames_tried, mut indexed) = (0, 0);
+            while frames_tried < 300 {
+                let half = index.stored_halves()[rng.usize(..index.stored_halves().len())];
+                let Some(mut p) = index.decode(half, rng.u64(..index.size(half))) else {
+                    continue;
+                };
+                if m.is_symmetric() && rng.bool() {
+                    p = p.color_flipped();
+                }
+                let lone: Vec<(Color, PieceType)> = [Color::White, Color::Black]
+                    .into_iter()
+                    .flat_map(|c| PieceType::ALL[..5].iter().map(move |&k| (c, k)))
+                    .filter(|&(c, k)| p.pieces[c.index()][k.index()].count() == 1)
+                    .collect();
+                let (c, k) = lone[rng.usize(..lone.len())];
+                let mut frame = p;
+                frame.pieces[c.index()][k.index()] = Bitboard::EMPTY;
+                let empty = !frame.occupied().0;
+                let mut seen = 0u64;
+                frames.index_own_each(&index, &frame, (c, k), empty, |s, got| {
+                    let mut q = frame;
+                    q.pieces[c.index()][k.index()] = Bitboard::from_square(s);
+                    assert_eq!(got, index.index_own(&q), "{name} {q:?}");
+                    seen |= 1 << s.0;
+                    indexed += got.is_some() as usize;
+                });
+                assert_eq!(seen, empty, "{name}: every square once");
+                frames_tried += 1;
+            }
+            // Most squares give indexable positions, not agreeing Nones.
+            assert!(indexed > 300 * 30, "{name}: {indexed}");
         }
     }
 }
