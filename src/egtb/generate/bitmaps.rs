@@ -1095,15 +1095,14 @@ impl BitmapSolver<'_> {
         code: impl Fn(u32) -> u8,
         mut put: impl FnMut(u64, (u8, u8)),
     ) -> bool {
-        let (Some(lone), Some(valid)) =
-            (self.layout.lone_last_man(), self.layout.valid_in_word(h, w))
+        let (Some(lone), Some((valid, frame))) =
+            (self.layout.lone_last_man(), self.layout.word(h, w))
         else {
             return false;
         };
-        if valid == 0 {
+        let Some(frame) = frame.filter(|_| valid != 0) else {
             return true;
-        }
-        let frame = self.layout.frame(h, w);
+        };
         if !self.layout.no_symmetric_neighbours(&frame) {
             return false;
         }
@@ -2069,10 +2068,10 @@ impl BlockValues {
             // A word's valid entries at once where it is one frame, else entry by entry.
             for w in run.start / 64..run.end.div_ceil(64) {
                 let words = (w * 64).max(run.start)..(w * 64 + 64).min(run.end);
-                let valid = (words.end - words.start == 64)
-                    .then(|| layout.valid_in_word(h, w))
+                let word = (words.end - words.start == 64)
+                    .then(|| layout.word(h, w))
                     .flatten();
-                let Some(valid) = valid else {
+                let Some((valid, frame)) = word else {
                     layout.scan(h, words, |idx, pos| {
                         if let Some(pos) = pos {
                             let at = (idx - run.start) as usize;
@@ -2081,9 +2080,10 @@ impl BlockValues {
                     });
                     continue;
                 };
-                let at = (w * 64 - run.start) as usize;
-                let frame = layout.frame(h, w);
-                layout.nalimov_word(h, &frame, valid, frames, |x, ni| put(at + x.index(), ni));
+                if let Some(frame) = frame.filter(|_| valid != 0) {
+                    let at = (w * 64 - run.start) as usize;
+                    layout.nalimov_word(h, &frame, valid, frames, |x, ni| put(at + x.index(), ni));
+                }
             }
         }
         Ok(())

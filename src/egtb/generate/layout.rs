@@ -413,24 +413,31 @@ impl<'a> Layout<'a> {
     /// stand on the diagonal, where each entry's validity is its own (`valid`).
     #[inline]
     pub fn valid_in_word(&self, h: Half, w: u64) -> Option<u64> {
+        self.word(h, w).map(|(valid, _)| valid)
+    }
+
+    /// `valid_in_word`, and the word's frame (`frame`) where its men stand on squares of their
+    /// own: the digits are decoded once for both.
+    #[inline(always)]
+    pub fn word(&self, h: Half, w: u64) -> Option<(u64, Option<TbPosition>)> {
         let lone = self.lone_last_man()?;
         let d = self.digits(w * 64);
         let Some(frame) = self.men_of_digits::<true>(h, &d, self.groups.len() - 1) else {
-            return Some(0);
+            return Some((0, None));
         };
         let (wk, bk) = (frame.king(Color::White), frame.king(Color::Black));
         if king_attacks(wk).contains(bk) {
-            return Some(0);
+            return Some((0, Some(frame)));
         }
         if wk.file() == wk.rank() {
             if bk.file() < bk.rank() {
-                return Some(0);
+                return Some((0, Some(frame)));
             }
             if bk.file() == bk.rank() {
                 return None;
             }
         }
-        Some(lone_squares(&frame, lone))
+        Some((lone_squares(&frame, lone), Some(frame)))
     }
 
     /// The men of word `w` of half `h` but the lone last man (`lone_last_man`).

@@ -58,13 +58,19 @@ impl FrameCache {
         if pos.ep.is_some() {
             return index.index_own(pos);
         }
+        index.index_own_in(self.frame_of(index, pos)?, pos)
+    }
+
+    /// The frame of `pos`'s kings and side to move, worked out again only when they changed.
+    #[inline(always)]
+    fn frame_of(&mut self, index: &EndgameIndex, pos: &TbPosition) -> Option<&OwnFrame> {
         let k = PieceType::King.index();
         let key = (pos.pieces[0][k].0, pos.pieces[1][k].0, pos.stm);
         if self.key != Some(key) {
             self.key = Some(key);
             self.frame = index.own_frame(pos);
         }
-        index.index_own_in(self.frame.as_ref()?, pos)
+        self.frame.as_ref()
     }
 
     /// `index_own` of the positions `pos` (without an e.p. square) plus a man `man` on each
@@ -81,13 +87,7 @@ impl FrameCache {
         mut out: impl FnMut(Square, Option<(Half, u64)>),
     ) {
         debug_assert!(pos.ep.is_none());
-        let k = PieceType::King.index();
-        let key = (pos.pieces[0][k].0, pos.pieces[1][k].0, pos.stm);
-        if self.key != Some(key) {
-            self.key = Some(key);
-            self.frame = index.own_frame(pos);
-        }
-        let Some(f) = &self.frame else {
+        let Some(f) = self.frame_of(index, pos) else {
             return Bitboard(squares).for_each(|s| out(s, None));
         };
         let h = index.half(f.half);
