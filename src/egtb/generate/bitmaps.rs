@@ -15,8 +15,8 @@
 //!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
 //!   (`Counting`, `Nibbles`, in the line of the entry's bits), a half keeps a counter: the
 //!   first check of an entry with at most 14 moves not yet known to lose counts them (past
-//!   that, an entry counted before the first pass starts inexact at 14,
-//!   `BitmapSolver::inexact_counts`), each later win of a successor counts it down,
+//!   that, an entry counted before the first pass starts inexact at 14, marked so in a bit
+//!   an entry, `BitmapSolver::inexact_counts`), each later win of a successor counts it down,
 //!   and the entry is lost when it reaches zero, with no check at all. Captures count too,
 //!   counted down by the un-captures from the sub-tables' positions in the pass of their depth
 //!   (`counts_captures`); before, a counted entry was still checked capture by capture each
@@ -65,8 +65,8 @@ use super::layout::Layout;
 use super::move_counts::{nibble, CountsWriter, MoveCounts};
 use super::moves::{
     for_each_conversion, for_each_frame_capture, for_each_frame_move, for_each_move,
-    for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, FrameMover, Legality,
-    MoveClass,
+    for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, may_convert, FrameMover,
+    Legality, MoveClass,
 };
 use super::solve::{
     for_each_pred, for_each_pred_word, for_each_succ_word, to_file_value, SubTables,
@@ -439,8 +439,9 @@ struct PassState {
 }
 
 /// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
-/// four planes and `losable`), one candidate bit per entry of the larger half, and four bytes
-/// per entry of each sub-table half that seeds it (counted as if every entry were decided).
+/// four planes and `losable`, in DTM the marks of inexact counters in its place), one
+/// candidate bit per entry of the larger half, and four bytes per entry of each sub-table
+/// half that seeds it (counted as if every entry were decided).
 /// The bitmaps count only the pages the solve touches (`touched_bytes`).
 pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
     let [w, b] = Half::BOTH.map(|h| touched_bytes(layout, h, 1));
@@ -696,18 +697,17 @@ impl BitmapSolver<'_> {
         side_value(&self.material, h) < side_value(&self.material, Half::of(!h.stm()))
     }
 
-    /// The quiet counts whose entries past `MAX_OPEN` (`NOT_COUNTED` in them, or past it with
-    /// their captures where those are counted: `started_inexact`) had their counters started
-    /// at `MAX_OPEN` by `precount`: DTM's own (`written`), or DTM's read by a later solve that
-    /// counts no capture. Such a counter is inexact: at zero its entry is
-    /// checked move by move and started again at what is left open. Left uncounted instead,
-    /// it was checked move by move at every move found to lose until few enough were left,
-    /// and KQRKBN's Black (king, bishop and knight) has up to 29 quiet moves: in its DTM's
-    /// second pass 172 M such checks against 67 M losses.
-    fn inexact_counts<'r>(&'r self, written: Option<&'r MoveCounts>) -> Option<&'r MoveCounts> {
-        match self.earlier {
-            None => written,
-            Some(e) => e.quiet.as_ref().filter(|_| !self.counts_captures()),
+    /// Which counters `precount` started at `MAX_OPEN`, below their entries' moves: DTM's as
+    /// it marked them (`marked`), or, in a later solve that counts no capture and so starts
+    /// them at DTM's quiet counts, those past `MAX_OPEN` there.
+    fn inexact_counts<'r>(&'r self, marked: Option<(Half, &'r Bits<1>)>) -> Inexact<'r> {
+        match (self.earlier, marked) {
+            (None, Some((h, marks))) => Inexact::Marked(h, marks),
+            (Some(e), _) => match e.quiet.as_ref().filter(|_| !self.counts_captures()) {
+                Some(q) => Inexact::PastQuiet(q),
+                None => Inexact::Nowhere,
+            },
+            (None, None) => Inexact::Nowhere,
         }
     }
 
@@ -845,10 +845,20 @@ impl BitmapSolver<'_> {
         }
 
         let counts_path = log_path.with_extension("counts");
+        // DTM's counted half that loses most: its counters started inexact are marked, in the
+        // bit an entry that a later solve gives `losable` (`memory_bytes`).
+        let marked_half = Half::BOTH.into_iter().find(|&h| {
+            self.earlier.is_none() && bits[h as usize].counters().is_some() && self.loses_most(h)
+        });
+        let marks = match marked_half {
+            Some(h) => Some((h, Bits::<1>::new(layout.size(h))?)),
+            None => None,
+        };
+        let marked = marks.as_ref().map(|(h, m)| (*h, m));
         let quiet = self
-            .precount(&bits, &counts_path)
+            .precount(&bits, &counts_path, marked.map(|(_, m)| m))
             .map_err(|e| GenError::Io(counts_path.clone(), e))?;
-        let inexact = self.inexact_counts(quiet.as_ref());
+        let inexact = self.inexact_counts(marked);
         let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let mut state = PassState {
             bits,
@@ -990,8 +1000,14 @@ impl BitmapSolver<'_> {
     /// - in DTM, every entry of the half of the side with less material (`loses_most`). In the
     ///   other half, or with equal material, most entries are never candidates, and counting
     ///   them all cost more than it saved (KBBKNN). Each entry's quiet moves go to a file at
-    ///   `counts_path` for the later solves; the counts are returned.
-    fn precount(&self, bits: &[HalfBits; 2], counts_path: &Path) -> io::Result<Option<MoveCounts>> {
+    ///   `counts_path` for the later solves; the counts are returned. The counters started
+    ///   inexact are marked in `marks`, so that a check at zero needs no position to tell.
+    fn precount(
+        &self,
+        bits: &[HalfBits; 2],
+        counts_path: &Path,
+        marks: Option<&Bits<1>>,
+    ) -> io::Result<Option<MoveCounts>> {
         let counts_captures = self.counts_captures();
         let code = |open: u32| {
             if open <= MAX_OPEN as u32 {
@@ -1052,8 +1068,15 @@ impl BitmapSolver<'_> {
                         "a chunk of counts starts a byte"
                     );
                     let mut bytes = [0u8; LIVE_CHUNK as usize / 2];
+                    // The chunk's marks, a word of 64 entries at a time (its first and last
+                    // words may be shared with the chunks beside it).
+                    let first_word = range.start / 64;
+                    let mut below = [0u64; LIVE_CHUNK as usize / 64 + 1];
                     let mut put = |i: u64, (quiet, counted): (u8, u8)| {
                         start(c, i, first_count(quiet, counted));
+                        if starts_inexact(quiet, counted) {
+                            below[(i / 64 - first_word) as usize] |= 1 << (i % 64);
+                        }
                         let (byte, shift) = nibble(i - range.start);
                         bytes[byte] |= quiet << shift;
                     };
@@ -1066,6 +1089,11 @@ impl BitmapSolver<'_> {
                                     put(i, count(pos));
                                 }
                             });
+                        }
+                    }
+                    if let Some(marks) = marks {
+                        for (k, &m) in below.iter().enumerate().filter(|(_, &m)| m != 0) {
+                            marks.word(0, first_word as usize + k).fetch_or(m, Relaxed);
                         }
                     }
                     let len = (range.end - range.start).div_ceil(2) as usize;
@@ -1267,14 +1295,18 @@ impl BitmapSolver<'_> {
         state: &PassState,
         h: Half,
         n: u16,
-        inexact: Option<&MoveCounts>,
+        inexact: Inexact,
         fresh: &AtomicU64,
     ) {
         let ph = Half::of(!h.stm());
         let bits = &state.bits;
         let b = &bits[ph as usize];
         let counted = b.counters();
-        let inexact = inexact.filter(|q| q.half() == ph);
+        // Near a diagonal the counters leave captures out, to be checked at zero; the kings
+        // alone tell.
+        let captures_counted = |pi: u64| {
+            state.counts_captures && self.layout.entry_has_no_symmetric_neighbours(ph, pi)
+        };
         let done = state.cand.drain_words(
             0,
             || (),
@@ -1286,15 +1318,6 @@ impl BitmapSolver<'_> {
                 if open == 0 {
                     return 0;
                 }
-                // An entry's position and whether its counter holds its captures, decoded only
-                // where they are needed. Near a diagonal the counters leave captures out, to be
-                // checked at zero.
-                let decode = |x: usize| {
-                    let pos = self.layout.decode_valid(ph, w * 64 + x as u64);
-                    let captures_counted =
-                        state.counts_captures && self.layout.no_symmetric_neighbours(&pos);
-                    (pos, captures_counted)
-                };
                 // Which entries need their quiet moves counted one by one (the others are known to
                 // have none left open).
                 let mut to_count = 0u64;
@@ -1302,32 +1325,27 @@ impl BitmapSolver<'_> {
                     let pi = w * 64 + x.0 as u64;
                     let needs = match counted.map(|c| c.get(pi)) {
                         None | Some(NOT_COUNTED) => true,
-                        Some(c) => {
-                            c == left(0)
-                                && inexact.is_some_and(|q| {
-                                    let (pos, captures_counted) = decode(x.index());
-                                    started_inexact(q.get(pi), &pos, captures_counted)
-                                })
-                        }
+                        Some(c) => c == left(0) && inexact.started_below(ph, pi),
                     };
                     to_count |= (needs as u64) << x.0;
                 }
                 // Two or more to count: the frame's moves once for all of them.
                 let mut quiet = [0u8; 64];
                 let by_word = to_count.count_ones() >= 2
-                    && self
-                        .layout
-                        .no_symmetric_neighbours(&decode(to_count.trailing_zeros() as usize).0)
+                    && self.layout.entry_has_no_symmetric_neighbours(
+                        ph,
+                        w * 64 + to_count.trailing_zeros() as u64,
+                    )
                     && self.quiet_open_word(bits, ph, w, to_count, &mut quiet);
                 let mut done = 0;
                 while open != 0 {
                     let x = open.trailing_zeros() as usize;
                     open &= open - 1;
                     let pi = w * 64 + x as u64;
+                    // The position only where moves are made.
                     let decoded = std::cell::OnceCell::new();
-                    let entry = || *decoded.get_or_init(|| decode(x));
-                    let pos = || entry().0;
-                    let captures_counted = || entry().1;
+                    let pos = || *decoded.get_or_init(|| self.layout.decode_valid(ph, pi));
+                    let captures_counted = || captures_counted(pi);
                     let quiet_open = || {
                         if by_word {
                             quiet[x]
@@ -1358,6 +1376,10 @@ impl BitmapSolver<'_> {
                             }
                             if open > 0 {
                                 c.restart(pi, left(open.min(MAX_OPEN)));
+                            }
+                            // Exact from here: at zero, lost with no check.
+                            if open <= MAX_OPEN {
+                                inexact.unmark(ph, pi);
                             }
                             open == 0 && (captures_counted() || self.captures_all_lose(&pos(), n))
                         }
@@ -1554,6 +1576,7 @@ impl BitmapSolver<'_> {
     /// Does every capture of `pos` lead to a position its opponent wins at depth n or less?
     fn captures_all_lose(&self, pos: &TbPosition, n: u16) -> bool {
         self.captures_lose()
+            || !may_convert(pos)
             || for_each_conversion(pos, &Legality::of(pos), |succ, class| {
                 self.capture_loses(pos.stm, succ, class, n)
             })
@@ -1562,6 +1585,9 @@ impl BitmapSolver<'_> {
     /// How many captures of `pos` do not lead to a sub-table position its opponent wins at
     /// depth n or less (`check_candidates`' test); once past `most`, more than `most`.
     fn captures_not_lost(&self, pos: &TbPosition, n: u16, most: u8) -> u8 {
+        if !may_convert(pos) {
+            return 0;
+        }
         let mut open = 0u8;
         for_each_conversion(pos, &Legality::of(pos), |succ, class| {
             open += !self.capture_loses(pos.stm, succ, class, n) as u8;
@@ -1815,28 +1841,60 @@ const MAX_OPEN: u8 = 14;
 /// (`BitmapSolver::inexact_counts`).
 #[inline(always)]
 fn first_count(quiet: u8, counted: u8) -> u8 {
-    if quiet == NOT_COUNTED || counted == NOT_COUNTED {
+    if starts_inexact(quiet, counted) {
         left(MAX_OPEN)
     } else {
         counted
     }
 }
 
-/// Did `precount` start the counter of `pos` inexact (`first_count`), its quiet moves' code
-/// in the counts file being `quiet`? Past `MAX_OPEN` in quiet moves, or, where its captures
-/// are counted too (`captures_counted`), in both together. The captures are found only where
-/// they could take it past: each of its men takes each of the opponent's at most once.
-#[inline]
-fn started_inexact(quiet: u8, pos: &TbPosition, captures_counted: bool) -> bool {
-    if quiet == NOT_COUNTED {
-        return true;
+/// Does `first_count` start a counter below its entry's moves?
+#[inline(always)]
+fn starts_inexact(quiet: u8, counted: u8) -> bool {
+    quiet == NOT_COUNTED || counted == NOT_COUNTED
+}
+
+/// Which counters were started inexact (`BitmapSolver::inexact_counts`). Such a counter's
+/// entry is checked move by move at zero and started again at what is left open. Left
+/// uncounted instead, it was checked move by move at every move found to lose until few
+/// enough were left, and KQRKBN's Black (king, bishop and knight) has up to 29 quiet moves: in
+/// its DTM's second pass 172 M such checks against 67 M losses.
+#[derive(Clone, Copy)]
+enum Inexact<'r> {
+    Nowhere,
+    /// DTM's, marked in half `.0` as `precount` started them; unmarked once started again
+    /// at an exact count.
+    Marked(Half, &'r Bits<1>),
+    /// A later solve's: those whose quiet count in DTM's counts is past `MAX_OPEN`.
+    PastQuiet(&'r MoveCounts),
+}
+
+impl Inexact<'_> {
+    /// Was the counter of entry `i` of half `h` started below its moves, and not yet
+    /// started again at an exact count?
+    #[inline(always)]
+    fn started_below(&self, h: Half, i: u64) -> bool {
+        match *self {
+            Inexact::Nowhere => false,
+            Inexact::Marked(mh, marks) => {
+                mh == h && marks.word(0, (i / 64) as usize).load(Relaxed) >> (i % 64) & 1 != 0
+            }
+            Inexact::PastQuiet(q) => q.half() == h && q.get(i) == NOT_COUNTED,
+        }
     }
-    let quiet = (quiet - left(0)) as u32;
-    let most = pos.side(pos.stm).count() * (pos.side(!pos.stm).count() - 1);
-    if !captures_counted || quiet + most <= MAX_OPEN as u32 {
-        return false;
+
+    /// Entry `i` of half `h` was started again at an exact count. (Only the thread checking
+    /// its word writes its mark.)
+    #[inline(always)]
+    fn unmark(&self, h: Half, i: u64) {
+        if let Inexact::Marked(mh, marks) = *self {
+            if mh == h {
+                marks
+                    .word(0, (i / 64) as usize)
+                    .fetch_and(!(1 << (i % 64)), Relaxed);
+            }
+        }
     }
-    quiet + conversions(pos, &Legality::of(pos)) > MAX_OPEN as u32
 }
 
 /// How many captures `pos` has (pawnless: its conversions).

@@ -1084,15 +1084,20 @@ impl<'a> Layout<'a> {
     /// (a reflection in a diagonal keeps both kings on it).
     #[inline]
     pub fn no_symmetric_neighbours(&self, pos: &TbPosition) -> bool {
-        if self.pawns {
-            return true;
+        self.pawns || kings_keep_off_diagonals(pos.king(pos.stm), pos.king(!pos.stm))
+    }
+
+    /// `no_symmetric_neighbours` of entry `idx` of a pawnless half `h` (not of its e.p. part),
+    /// from the kings' digits alone: nothing else of the entry is decoded.
+    #[inline]
+    pub fn entry_has_no_symmetric_neighbours(&self, h: Half, idx: u64) -> bool {
+        debug_assert!(!self.pawns && idx < self.plain);
+        let k = idx / self.bk_weight;
+        let (wk, bk) = (Square(TRIANGLE[(k / 64) as usize]), Square((k % 64) as u8));
+        match h.stm() {
+            Color::White => kings_keep_off_diagonals(wk, bk),
+            Color::Black => kings_keep_off_diagonals(bk, wk),
         }
-        let mover = pos.king(pos.stm);
-        let reach = king_attacks(mover).0 | 1 << mover.0;
-        let other = 1u64 << pos.king(!pos.stm).0;
-        [DIAG, ANTI]
-            .iter()
-            .all(|&d| other & d == 0 || reach & d == 0)
     }
 
     /// The pawn level of an entry: the steps its pawns still have to make to promote, summed.
@@ -1173,6 +1178,18 @@ impl<'a> Layout<'a> {
         let sym = normalising_symmetry(self.pawns, ks, kn);
         (sym.square(ks).0, sym.square(kn).0)
     }
+}
+
+/// Does neither reflection in a long diagonal keep a position near these kings its own
+/// image: the king not to move (`other`) off each diagonal that the king to move (`mover`)
+/// stands on or can step onto?
+#[inline(always)]
+fn kings_keep_off_diagonals(mover: Square, other: Square) -> bool {
+    let reach = king_attacks(mover).0 | 1 << mover.0;
+    let other = 1u64 << other.0;
+    [DIAG, ANTI]
+        .iter()
+        .all(|&d| other & d == 0 || reach & d == 0)
 }
 
 #[cfg(test)]
@@ -1457,6 +1474,43 @@ mod tests {
             assert!(
                 checked > 50_000 && diagonal > 100,
                 "{name}: {checked}, {diagonal}"
+            );
+        }
+    }
+
+    /// An entry's kings alone say what its position says of its neighbours' symmetry: every
+    /// king placement of both halves of pawnless endgames with single men, pairs and a lone
+    /// last man, a few entries each, and more than a thousand entries near a diagonal.
+    #[test]
+    fn kings_alone_tell_symmetric_neighbours() {
+        for name in ["KQRKBN", "KBBKNN", "KQKR", "KBBK", "KRK"] {
+            let m = Material::parse(name).unwrap();
+            let index = EndgameIndex::new(&m);
+            let layout = Layout::new(&index);
+            let (mut checked, mut near_diagonal) = (0u64, 0u64);
+            for h in Half::BOTH {
+                for (_, run) in layout.king_runs(h) {
+                    // Entries spread over the run, their men on squares of their own.
+                    let len = run.end - run.start;
+                    let spread = (1..=20u64).map(|k| run.start + k * 0x9e37_79b9 % len);
+                    for idx in spread {
+                        let Some(pos) = layout.decode(h, idx) else {
+                            continue;
+                        };
+                        let by_kings = layout.entry_has_no_symmetric_neighbours(h, idx);
+                        assert_eq!(
+                            by_kings,
+                            layout.no_symmetric_neighbours(&pos),
+                            "{name} {h:?} {idx}"
+                        );
+                        checked += 1;
+                        near_diagonal += !by_kings as u64;
+                    }
+                }
+            }
+            assert!(
+                checked > 5_000 && near_diagonal > 1_000,
+                "{name}: {checked}, {near_diagonal}"
             );
         }
     }
