@@ -14,9 +14,10 @@
 //! - that check fails again and again for entries that are not lost yet (KBBKN's DTM: 125 M
 //!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
 //!   (`Counting`, `Nibbles`, in the line of the entry's bits), a half keeps a counter: the
-//!   first check of an entry with at most 14 moves not yet known to lose counts them (past
-//!   that, an entry counted before the first pass starts inexact at 14, marked so in a bit
-//!   an entry, `BitmapSolver::inexact_counts`), each later win of a successor counts it down,
+//!   first check of an entry with at most 14 moves not yet known to lose counts them (up to
+//!   28 in DTM's half that loses most, with a carry bit an entry, `HalfBits::carry`; in a
+//!   later solve, an entry with more quiet moves starts inexact at 14,
+//!   `BitmapSolver::inexact_counts`), each later win of a successor counts it down,
 //!   and the entry is lost when it reaches zero, with no check at all. Captures count too,
 //!   counted down by the un-captures from the sub-tables' positions in the pass of their depth
 //!   (`counts_captures`); before, a counted entry was still checked capture by capture each
@@ -83,7 +84,10 @@ use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 /// `P` bitmaps of one bit per entry (the planes), interleaved by word: word k of every plane
 /// lies in one group of `P` words, so that the bits of an entry share a cache line (P = 4:
@@ -401,6 +405,49 @@ struct HalfBits {
     now: usize,
     /// The entries that can be lost (`BitmapSolver::earlier`); all, if not known.
     losable: Option<Bits<1>>,
+    /// A second digit of the counters, in DTM's counted half that loses most (`precount`):
+    /// set where the counter holds the entry's open moves less `MAX_OPEN`, so that counts up
+    /// to `MAX_CARRIED` are exact (`HalfBits::count_down_word`). It takes the bit an entry
+    /// that the later solves give `losable`.
+    carry: Option<Carry>,
+}
+
+/// The carry bits of a half's counters and the locks under which they are taken.
+struct Carry {
+    bits: Bits<1>,
+    /// Spin locks, one for many counter words (`Carry::STRIPES`).
+    locks: Vec<AtomicBool>,
+}
+
+impl Carry {
+    const STRIPES: usize = 1 << 12;
+
+    fn new(entries: u64) -> Result<Carry, OutOfMemory> {
+        Ok(Carry {
+            bits: Bits::new(entries)?,
+            locks: (0..Self::STRIPES).map(|_| AtomicBool::new(false)).collect(),
+        })
+    }
+
+    #[inline(always)]
+    fn word(&self, i: u64) -> &AtomicU64 {
+        self.bits.word(0, (i / 64) as usize)
+    }
+
+    /// Runs `f` holding the lock of group `w`'s counters.
+    #[inline(always)]
+    fn locked<T>(&self, w: usize, f: impl FnOnce() -> T) -> T {
+        let lock = &self.locks[w % Self::STRIPES];
+        while lock
+            .compare_exchange_weak(false, true, Acquire, Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+        let out = f();
+        lock.store(false, Release);
+        out
+    }
 }
 
 const WON: usize = 0;
@@ -414,6 +461,7 @@ impl HalfBits {
             bits: Bits::with_stride(entries, if counted { 8 } else { 4 })?,
             now: FRONTIERS[0],
             losable: None,
+            carry: None,
         })
     }
 
@@ -427,6 +475,96 @@ impl HalfBits {
     fn next(&self) -> usize {
         FRONTIERS[0] + FRONTIERS[1] - self.now
     }
+
+    /// The most open moves a counter of this half holds exactly.
+    fn most_counted(&self) -> u8 {
+        if self.carry.is_some() {
+            MAX_CARRIED
+        } else {
+            MAX_OPEN
+        }
+    }
+
+    /// Starts entry `i`'s counter, `NOT_COUNTED`, at `open` (at most `most_counted`) moves,
+    /// with a carry past `MAX_OPEN`. (Only the thread checking its word writes its bits, and
+    /// no counter is counted down meanwhile.)
+    #[inline(always)]
+    fn start_count(&self, c: &Nibbles, i: u64, open: u8) {
+        let carried = open > MAX_OPEN;
+        c.start(i, left(open - if carried { MAX_OPEN } else { 0 }));
+        if let Some(carry) = &self.carry {
+            let bit = 1 << (i % 64);
+            if carried {
+                carry.word(i).fetch_or(bit, Relaxed);
+            } else if carry.word(i).load(Relaxed) & bit != 0 {
+                carry.word(i).fetch_and(!bit, Relaxed);
+            }
+        }
+    }
+
+    /// Counts the entries `mask` of group `w` down by one each (`Nibbles::count_down_word`);
+    /// those that were at most `left(1)` before, and stay there, are returned. A counter about
+    /// to reach zero with its carry set is started again at `MAX_OPEN` less that move instead.
+    ///
+    /// Why no move is lost: a counter above `left(1)` is counted down without a lock (the
+    /// exchange fails if it has fallen to `left(1)` meanwhile), and one at `left(1)` or below
+    /// only under its group's lock, which is also the only place a carry bit is read or
+    /// cleared during the passes. So under the lock the counter changes only by lock-free
+    /// moves from above `left(1)` down to `left(1)`, and the carry it reads is the one that
+    /// goes with the counter: each entry's open moves stay the counter plus `MAX_OPEN` for a
+    /// carry.
+    #[inline(always)]
+    fn count_down_word(&self, c: &Nibbles, w: usize, mask: u64) -> u64 {
+        let Some(carry) = &self.carry else {
+            return c.count_down_word(w, mask);
+        };
+        let mut last = 0;
+        for part in 0..4 {
+            let on = spread_nibbles(mask >> (16 * part));
+            if on == 0 {
+                continue;
+            }
+            let word = c.counter_word(w, part);
+            let x = count_down_above(word, on, left(1));
+            let low = on & !nibbles_above(x, left(1));
+            if low == 0 {
+                continue;
+            }
+            last |= carry.locked(w, || {
+                let mut last = 0;
+                for k in Bitboard(gather_nibbles(low)).map(|k| k.index()) {
+                    let i = (w * 64 + part * 16 + k) as u64;
+                    let (shift, bit) = (4 * k as u32, 1u64 << (i % 64));
+                    let mut x = word.load(Relaxed);
+                    loop {
+                        let v = (x >> shift & 0xF) as u8;
+                        let takes = v == left(1) && carry.word(i).load(Relaxed) & bit != 0;
+                        let new = if takes {
+                            x + ((MAX_OPEN as u64 - 1) << shift)
+                        } else if v > left(0) {
+                            x - (1 << shift)
+                        } else {
+                            last |= 1 << k;
+                            break;
+                        };
+                        match word.compare_exchange_weak(x, new, Relaxed, Relaxed) {
+                            Ok(_) => {
+                                if takes {
+                                    carry.word(i).fetch_and(!bit, Relaxed);
+                                } else if v <= left(1) {
+                                    last |= 1 << k;
+                                }
+                                break;
+                            }
+                            Err(now) => x = now,
+                        }
+                    }
+                }
+                last
+            }) << (16 * part);
+        }
+        last
+    }
 }
 
 /// What the passes of a solve read and write: the planes of both halves, the candidates (the
@@ -439,7 +577,7 @@ struct PassState {
 }
 
 /// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
-/// four planes and `losable`, in DTM the marks of inexact counters in its place), one
+/// four planes and `losable`, in DTM the counters' carry bits in its place), one
 /// candidate bit per entry of the larger half, and four bytes per entry of each sub-table
 /// half that seeds it (counted as if every entry were decided).
 /// The bitmaps count only the pages the solve touches (`touched_bytes`).
@@ -697,17 +835,16 @@ impl BitmapSolver<'_> {
         side_value(&self.material, h) < side_value(&self.material, Half::of(!h.stm()))
     }
 
-    /// Which counters `precount` started at `MAX_OPEN`, below their entries' moves: DTM's as
-    /// it marked them (`marked`), or, in a later solve that counts no capture and so starts
-    /// them at DTM's quiet counts, those past `MAX_OPEN` there.
-    fn inexact_counts<'r>(&'r self, marked: Option<(Half, &'r Bits<1>)>) -> Inexact<'r> {
-        match (self.earlier, marked) {
-            (None, Some((h, marks))) => Inexact::Marked(h, marks),
-            (Some(e), _) => match e.quiet.as_ref().filter(|_| !self.counts_captures()) {
+    /// Which counters `precount` started at `MAX_OPEN`, below their entries' moves: in a
+    /// later solve that counts no capture and so starts them at DTM's quiet counts, those past
+    /// `MAX_OPEN` there. (DTM's own counts are exact, with a carry up to `MAX_CARRIED`.)
+    fn inexact_counts(&self) -> Inexact<'_> {
+        match self.earlier {
+            Some(e) => match e.quiet.as_ref().filter(|_| !self.counts_captures()) {
                 Some(q) => Inexact::PastQuiet(q),
                 None => Inexact::Nowhere,
             },
-            (None, None) => Inexact::Nowhere,
+            None => Inexact::Nowhere,
         }
     }
 
@@ -845,20 +982,8 @@ impl BitmapSolver<'_> {
         }
 
         let counts_path = log_path.with_extension("counts");
-        // DTM's counted half that loses most: its counters started inexact are marked, in the
-        // bit an entry that a later solve gives `losable` (`memory_bytes`).
-        let marked_half = Half::BOTH.into_iter().find(|&h| {
-            self.earlier.is_none() && bits[h as usize].counters().is_some() && self.loses_most(h)
-        });
-        let marks = match marked_half {
-            Some(h) => Some((h, Bits::<1>::new(layout.size(h))?)),
-            None => None,
-        };
-        let marked = marks.as_ref().map(|(h, m)| (*h, m));
-        let quiet = self
-            .precount(&bits, &counts_path, marked.map(|(_, m)| m))
-            .map_err(|e| GenError::Io(counts_path.clone(), e))?;
-        let inexact = self.inexact_counts(marked);
+        let quiet = self.precount(&mut bits, &counts_path)?;
+        let inexact = self.inexact_counts();
         let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let mut state = PassState {
             bits,
@@ -1000,14 +1125,16 @@ impl BitmapSolver<'_> {
     /// - in DTM, every entry of the half of the side with less material (`loses_most`). In the
     ///   other half, or with equal material, most entries are never candidates, and counting
     ///   them all cost more than it saved (KBBKNN). Each entry's quiet moves go to a file at
-    ///   `counts_path` for the later solves; the counts are returned. The counters started
-    ///   inexact are marked in `marks`, so that a check at zero needs no position to tell.
+    ///   `counts_path` for the later solves; the counts are returned. This half's counters
+    ///   carry (`HalfBits::carry`): KQRKBN's Black has up to 29 quiet moves, and a counter
+    ///   started inexact at `MAX_OPEN` had its moves counted again at zero (its DTM's seventh
+    ///   pass: 214 M entries).
     fn precount(
         &self,
-        bits: &[HalfBits; 2],
+        bits: &mut [HalfBits; 2],
         counts_path: &Path,
-        marks: Option<&Bits<1>>,
-    ) -> io::Result<Option<MoveCounts>> {
+    ) -> Result<Option<MoveCounts>, GenError> {
+        let io = |e: io::Error| GenError::Io(counts_path.to_path_buf(), e);
         let counts_captures = self.counts_captures();
         let code = |open: u32| {
             if open <= MAX_OPEN as u32 {
@@ -1016,10 +1143,10 @@ impl BitmapSolver<'_> {
                 NOT_COUNTED
             }
         };
-        // An entry's counter codes: of its quiet moves, and of the moves its counter counts.
-        let count = |pos: &TbPosition| -> (u8, u8) {
+        // An entry's moves: its quiet ones, and those its counter counts.
+        let count = |pos: &TbPosition| -> (u32, u32) {
             if !self.layout.no_symmetric_neighbours(pos) {
-                let quiet = code(self.arrivals(pos));
+                let quiet = self.arrivals(pos);
                 return (quiet, quiet);
             }
             let legal = Legality::of(pos);
@@ -1032,7 +1159,7 @@ impl BitmapSolver<'_> {
             if counts_captures {
                 open += conversions(pos, &legal);
             }
-            (code(quiet), code(open))
+            (quiet, open)
         };
         let start = |c: &Nibbles, i: u64, v: u8| {
             if v != NOT_COUNTED {
@@ -1041,24 +1168,28 @@ impl BitmapSolver<'_> {
         };
         let mut written = None;
         for h in Half::BOTH {
-            let Some(c) = &bits[h as usize].counters() else {
+            if bits[h as usize].counters().is_none() {
                 continue;
-            };
-            if let Some(losable) = &bits[h as usize].losable {
+            }
+            if self.earlier.is_none() && self.loses_most(h) {
+                bits[h as usize].carry = Some(Carry::new(self.layout.size(h))?);
+            }
+            let b = &bits[h as usize];
+            let c = &b.counters().expect("counted");
+            if let Some(losable) = &b.losable {
                 // The quiet counts the first solve wrote serve where no capture is counted.
                 let stored = self
                     .earlier
                     .and_then(|e| e.quiet.as_ref())
                     .filter(|q| q.half() == h && !counts_captures);
                 match stored {
-                    Some(q) => {
-                        losable.for_each_set(0, |i| start(c, i, first_count(q.get(i), q.get(i))))
-                    }
-                    None => losable
-                        .for_each_set(0, |i| start(c, i, count(&self.layout.decode_valid(h, i)).1)),
+                    Some(q) => losable.for_each_set(0, |i| start(c, i, first_count(q.get(i)))),
+                    None => losable.for_each_set(0, |i| {
+                        start(c, i, code(count(&self.layout.decode_valid(h, i)).1))
+                    }),
                 }
-            } else if self.loses_most(h) {
-                let out = CountsWriter::create(counts_path, h, self.layout.size(h))?;
+            } else if let Some(carry) = &b.carry {
+                let out = CountsWriter::create(counts_path, h, self.layout.size(h)).map_err(io)?;
                 let failed = std::sync::OnceLock::new();
                 live_chunks(self.layout, h, |range| {
                     // Two counts a byte: chunks start at even entries (the runs are whole
@@ -1068,22 +1199,25 @@ impl BitmapSolver<'_> {
                         "a chunk of counts starts a byte"
                     );
                     let mut bytes = [0u8; LIVE_CHUNK as usize / 2];
-                    // The chunk's marks, a word of 64 entries at a time (its first and last
-                    // words may be shared with the chunks beside it).
+                    // The chunk's carry bits, a word of 64 entries at a time (its first and
+                    // last words may be shared with the chunks beside it).
                     let first_word = range.start / 64;
-                    let mut below = [0u64; LIVE_CHUNK as usize / 64 + 1];
-                    let mut put = |i: u64, (quiet, counted): (u8, u8)| {
-                        start(c, i, first_count(quiet, counted));
-                        if starts_inexact(quiet, counted) {
-                            below[(i / 64 - first_word) as usize] |= 1 << (i % 64);
+                    let mut carried = [0u64; LIVE_CHUNK as usize / 64 + 1];
+                    let mut put = |i: u64, (quiet, counted): (u32, u32)| {
+                        // Past what a carry holds, counted again when few enough are open.
+                        if counted <= MAX_CARRIED as u32 {
+                            let carries = counted > MAX_OPEN as u32;
+                            let held = counted - if carries { MAX_OPEN as u32 } else { 0 };
+                            c.start(i, left(held as u8));
+                            carried[(i / 64 - first_word) as usize] |= (carries as u64) << (i % 64);
                         }
                         let (byte, shift) = nibble(i - range.start);
-                        bytes[byte] |= quiet << shift;
+                        bytes[byte] |= code(quiet) << shift;
                     };
                     for w in range.start / 64..range.end.div_ceil(64) {
                         let words = (w * 64).max(range.start)..(w * 64 + 64).min(range.end);
                         let whole = words.end - words.start == 64;
-                        if !(whole && self.count_word(h, w, code, &mut put)) {
+                        if !(whole && self.count_word(h, w, &mut put)) {
                             self.layout.scan(h, words, |i, pos| {
                                 if let Some(pos) = pos {
                                     put(i, count(pos));
@@ -1091,10 +1225,10 @@ impl BitmapSolver<'_> {
                             });
                         }
                     }
-                    if let Some(marks) = marks {
-                        for (k, &m) in below.iter().enumerate().filter(|(_, &m)| m != 0) {
-                            marks.word(0, first_word as usize + k).fetch_or(m, Relaxed);
-                        }
+                    for (k, &m) in carried.iter().enumerate().filter(|(_, &m)| m != 0) {
+                        carry
+                            .word((first_word + k as u64) * 64)
+                            .fetch_or(m, Relaxed);
                     }
                     let len = (range.end - range.start).div_ceil(2) as usize;
                     if let Err(e) = out.write(range.start, &bytes[..len]) {
@@ -1103,26 +1237,20 @@ impl BitmapSolver<'_> {
                     0
                 });
                 if let Some(e) = failed.into_inner() {
-                    return Err(e);
+                    return Err(io(e));
                 }
-                written = Some(out.finish()?);
+                written = Some(out.finish().map_err(io)?);
             }
         }
         Ok(written)
     }
 
-    /// `precount`'s count of the valid entries of word `w` of half `h` at once: `put(i, codes)`
-    /// for each, with the codes (by `code`) of its quiet moves and of the moves its counter
-    /// counts (`for_each_frame_move`, `for_each_frame_capture`). False, and nothing put, where
+    /// `precount`'s count of the valid entries of word `w` of half `h` at once: `put(i, counts)`
+    /// for each, with the number of its quiet moves and of the moves its counter counts
+    /// (`for_each_frame_move`, `for_each_frame_capture`). False, and nothing put, where
     /// they go one by one: no lone last man, both kings on the diagonal, or successors that
     /// may be their own mirror images (orbit counting).
-    fn count_word(
-        &self,
-        h: Half,
-        w: u64,
-        code: impl Fn(u32) -> u8,
-        mut put: impl FnMut(u64, (u8, u8)),
-    ) -> bool {
+    fn count_word(&self, h: Half, w: u64, mut put: impl FnMut(u64, (u32, u32))) -> bool {
         let (Some(lone), Some((valid, frame))) =
             (self.layout.lone_last_man(), self.layout.word(h, w))
         else {
@@ -1146,10 +1274,7 @@ impl BitmapSolver<'_> {
         }
         for x in Bitboard(valid).map(|x| x.index()) {
             let quiet = own[x] as u32 + others.get(x);
-            put(
-                w * 64 + x as u64,
-                (code(quiet), code(quiet + captures.get(x))),
-            );
+            put(w * 64 + x as u64, (quiet, quiet + captures.get(x)));
         }
         true
     }
@@ -1331,12 +1456,18 @@ impl BitmapSolver<'_> {
                 }
                 // Two or more to count: the frame's moves once for all of them.
                 let mut quiet = [0u8; 64];
+                // How far a count goes: past what a counter holds, it is not finished.
+                let most = if counted.is_some() {
+                    b.most_counted()
+                } else {
+                    0
+                };
                 let by_word = to_count.count_ones() >= 2
                     && self.layout.entry_has_no_symmetric_neighbours(
                         ph,
                         w * 64 + to_count.trailing_zeros() as u64,
                     )
-                    && self.quiet_open_word(bits, ph, w, to_count, &mut quiet);
+                    && self.quiet_open_word(bits, ph, w, to_count, most, &mut quiet);
                 let mut done = 0;
                 while open != 0 {
                     let x = open.trailing_zeros() as usize;
@@ -1350,22 +1481,22 @@ impl BitmapSolver<'_> {
                         if by_word {
                             quiet[x]
                         } else {
-                            self.quiet_not_lost(bits, pi, &pos())
+                            self.quiet_not_lost(bits, pi, &pos(), most)
                         }
                     };
                     let lose = match counted.map(|c| (c, c.get(pi))) {
-                        None => quiet_open() == 0 && self.captures_all_lose(&pos(), n),
+                        None => quiet_open() == 0 && self.captures_all_lose(pos, n),
                         Some((c, NOT_COUNTED)) => {
                             // Counted once it is small enough; later wins of its successors count
                             // it down.
                             let mut open = quiet_open();
-                            if open <= MAX_OPEN && captures_counted() {
-                                open += self.captures_not_lost(&pos(), n, MAX_OPEN - open);
+                            if open <= most && captures_counted() {
+                                open += self.captures_not_lost(&pos(), n, most - open);
                             }
-                            if open <= MAX_OPEN {
-                                c.start(pi, left(open));
+                            if open <= most {
+                                b.start_count(&c, pi, open);
                             }
-                            open == 0 && (captures_counted() || self.captures_all_lose(&pos(), n))
+                            open == 0 && (captures_counted() || self.captures_all_lose(pos, n))
                         }
                         // Started below its moves: as many moves as it was started at are known to
                         // lose; what is left is found move by move.
@@ -1377,17 +1508,13 @@ impl BitmapSolver<'_> {
                             if open > 0 {
                                 c.restart(pi, left(open.min(MAX_OPEN)));
                             }
-                            // Exact from here: at zero, lost with no check.
-                            if open <= MAX_OPEN {
-                                inexact.unmark(ph, pi);
-                            }
-                            open == 0 && (captures_counted() || self.captures_all_lose(&pos(), n))
+                            open == 0 && (captures_counted() || self.captures_all_lose(pos, n))
                         }
                         // Every quiet move is known to lose, counted down, and the captures too
                         // where they are counted.
                         Some((_, count)) => {
                             count == left(0)
-                                && (captures_counted() || self.captures_all_lose(&pos(), n))
+                                && (captures_counted() || self.captures_all_lose(pos, n))
                         }
                     };
                     if lose && b.bits.set(LOST, pi) {
@@ -1438,21 +1565,19 @@ impl BitmapSolver<'_> {
 
     /// How many quiet moves of `pos` (the entry `idx`, every stabiliser 1) do not lead to a
     /// position its opponent wins, resolved no deeper than the pass (in this pass, the plane of
-    /// depth n + 1 holds every later win); once past `MAX_OPEN`, more than `MAX_OPEN`: a count
-    /// a counter cannot hold is not finished.
-    fn quiet_not_lost(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition) -> u8 {
+    /// depth n + 1 holds every later win); once past `most`, more than `most`: a count a
+    /// counter cannot hold is not finished.
+    fn quiet_not_lost(&self, bits: &[HalfBits; 2], idx: u64, pos: &TbPosition, most: u8) -> u8 {
         let sb = &bits[Half::of(!pos.stm) as usize];
         let next = sb.next();
         if !self.layout.no_symmetric_neighbours(pos) {
             let won = |i: u64| matches!(sb.bits.get2(WON, next, i), (true, false));
-            return self
-                .arrivals_not_lost(idx, pos, won)
-                .min(MAX_OPEN as u32 + 1) as u8;
+            return self.arrivals_not_lost(idx, pos, won).min(most as u32 + 1) as u8;
         }
         let mut open = 0u8;
         self.quiet_entries(idx, pos, &Legality::of(pos), sb, |i| {
             open += !matches!(sb.bits.get2(WON, next, i), (true, false)) as u8;
-            open <= MAX_OPEN
+            open <= most
         });
         open
     }
@@ -1484,6 +1609,7 @@ impl BitmapSolver<'_> {
         h: Half,
         w: u64,
         on: u64,
+        most: u8,
         open: &mut [u8; 64],
     ) -> bool {
         let sb = &bits[Half::of(!h.stm()) as usize];
@@ -1501,7 +1627,7 @@ impl BitmapSolver<'_> {
             return false;
         }
         for x in Bitboard(on).map(|x| x.index()) {
-            open[x] = (open[x] as u32 + others.get(x)).min(MAX_OPEN as u32 + 1) as u8;
+            open[x] = (open[x] as u32 + others.get(x)).min(most as u32 + 1) as u8;
         }
         true
     }
@@ -1573,11 +1699,15 @@ impl BitmapSolver<'_> {
         open / own
     }
 
-    /// Does every capture of `pos` lead to a position its opponent wins at depth n or less?
-    fn captures_all_lose(&self, pos: &TbPosition, n: u16) -> bool {
-        self.captures_lose()
-            || !may_convert(pos)
-            || for_each_conversion(pos, &Legality::of(pos), |succ, class| {
+    /// Does every capture of the position `pos` gives lead to a position its opponent wins at
+    /// depth n or less? Where every capture loses (DTZ), the position is not decoded.
+    fn captures_all_lose(&self, pos: impl FnOnce() -> TbPosition, n: u16) -> bool {
+        if self.captures_lose() {
+            return true;
+        }
+        let pos = pos();
+        !may_convert(&pos)
+            || for_each_conversion(&pos, &Legality::of(&pos), |succ, class| {
                 self.capture_loses(pos.stm, succ, class, n)
             })
     }
@@ -1645,8 +1775,7 @@ fn reach(r: &Reached, ph: Half, w: u64, mask: u64, counted: bool) -> u64 {
         None => open,
         // Not counted down: the last move only if none is left open.
         Some(c) if !counted => c.at_most(wi, open, left(0)),
-        // An inexact counter (`BitmapSolver::inexact_counts`) may be reached at zero.
-        Some(c) => c.count_down_word(wi, open),
+        Some(c) => b.count_down_word(&c, wi, open),
     };
     if last != 0 {
         r.state.cand.set_word(0, wi, last);
@@ -1783,19 +1912,7 @@ impl Nibbles<'_> {
             if on == 0 {
                 continue;
             }
-            let word = self.counter_word(w, part);
-            let mut x = word.load(Relaxed);
-            loop {
-                let down = on & nibbles_above(x, left(0));
-                if down == 0 {
-                    break;
-                }
-                // No nibble borrows: each one counted down holds at least 2.
-                match word.compare_exchange_weak(x, x - down, Relaxed, Relaxed) {
-                    Ok(_) => break,
-                    Err(now) => x = now,
-                }
-            }
+            let x = count_down_above(self.counter_word(w, part), on, left(0));
             last |= gather_nibbles(on & !nibbles_above(x, left(1))) << (16 * part);
         }
         last
@@ -1835,23 +1952,18 @@ impl Nibbles<'_> {
 const NOT_COUNTED: u8 = 0;
 /// The most open moves a counter holds (codes 1 to 15).
 const MAX_OPEN: u8 = 14;
+/// The most open moves a counter with a carry bit holds (`HalfBits::carry`).
+const MAX_CARRIED: u8 = 2 * MAX_OPEN;
 
-/// The counter `precount` starts an entry at, from the codes of its quiet moves and of the
-/// moves its counter counts: past `MAX_OPEN` in either, inexact at `MAX_OPEN`
-/// (`BitmapSolver::inexact_counts`).
+/// The counter a later solve starts an entry at from its quiet moves' code in DTM's counts:
+/// past `MAX_OPEN`, inexact at `MAX_OPEN` (`BitmapSolver::inexact_counts`).
 #[inline(always)]
-fn first_count(quiet: u8, counted: u8) -> u8 {
-    if starts_inexact(quiet, counted) {
+fn first_count(quiet: u8) -> u8 {
+    if quiet == NOT_COUNTED {
         left(MAX_OPEN)
     } else {
-        counted
+        quiet
     }
-}
-
-/// Does `first_count` start a counter below its entry's moves?
-#[inline(always)]
-fn starts_inexact(quiet: u8, counted: u8) -> bool {
-    quiet == NOT_COUNTED || counted == NOT_COUNTED
 }
 
 /// Which counters were started inexact (`BitmapSolver::inexact_counts`). Such a counter's
@@ -1862,37 +1974,17 @@ fn starts_inexact(quiet: u8, counted: u8) -> bool {
 #[derive(Clone, Copy)]
 enum Inexact<'r> {
     Nowhere,
-    /// DTM's, marked in half `.0` as `precount` started them; unmarked once started again
-    /// at an exact count.
-    Marked(Half, &'r Bits<1>),
     /// A later solve's: those whose quiet count in DTM's counts is past `MAX_OPEN`.
     PastQuiet(&'r MoveCounts),
 }
 
 impl Inexact<'_> {
-    /// Was the counter of entry `i` of half `h` started below its moves, and not yet
-    /// started again at an exact count?
+    /// Was the counter of entry `i` of half `h` started below its moves?
     #[inline(always)]
     fn started_below(&self, h: Half, i: u64) -> bool {
         match *self {
             Inexact::Nowhere => false,
-            Inexact::Marked(mh, marks) => {
-                mh == h && marks.word(0, (i / 64) as usize).load(Relaxed) >> (i % 64) & 1 != 0
-            }
             Inexact::PastQuiet(q) => q.half() == h && q.get(i) == NOT_COUNTED,
-        }
-    }
-
-    /// Entry `i` of half `h` was started again at an exact count. (Only the thread checking
-    /// its word writes its mark.)
-    #[inline(always)]
-    fn unmark(&self, h: Half, i: u64) {
-        if let Inexact::Marked(mh, marks) = *self {
-            if mh == h {
-                marks
-                    .word(0, (i / 64) as usize)
-                    .fetch_and(!(1 << (i % 64)), Relaxed);
-            }
         }
     }
 }
@@ -1961,6 +2053,24 @@ fn nibbles_above(x: u64, v: u8) -> u64 {
     debug_assert!(v <= 7);
     let add = 0x1111_1111_1111_1111 * (7 - v as u64);
     ((((x & !HIGH) + add) | x) & HIGH) >> 3
+}
+
+/// Counts down by one each nibble of `word` that is set in `on` (a nibble's low bit) and
+/// above `floor` (up to 7), in one exchange; returns the word as it was just before. No
+/// nibble borrows: each one counted down holds more than the floor.
+#[inline(always)]
+fn count_down_above(word: &AtomicU64, on: u64, floor: u8) -> u64 {
+    let mut x = word.load(Relaxed);
+    loop {
+        let down = on & nibbles_above(x, floor);
+        if down == 0 {
+            return x;
+        }
+        match word.compare_exchange_weak(x, x - down, Relaxed, Relaxed) {
+            Ok(_) => return x,
+            Err(now) => x = now,
+        }
+    }
 }
 
 /// The counter of an entry with `n` moves not yet known to lose.
@@ -2340,5 +2450,55 @@ mod tests {
                 assert_eq!(c.get(w as u64 * 64 + k as u64), after, "entry {k}");
             }
         }
+    }
+
+    /// A carrying counter holds every count up to `MAX_CARRIED` exactly: counted down a move
+    /// at a time, with the other counters of its word counted down beside it on two threads,
+    /// it is found at its last move after exactly as many moves as it was started at, with its
+    /// carry taken on the way where it had one. Counted again with fewer moves, it carries no
+    /// more.
+    #[test]
+    fn a_carrying_counter_counts_every_move() {
+        let mut half = HalfBits::new(64, true).unwrap();
+        half.carry = Some(Carry::new(64).unwrap());
+        let c = half.counters().unwrap();
+        let carries = |i: u64| half.carry.as_ref().unwrap().word(i).load(Relaxed) >> i & 1 != 0;
+        for open in 1..=MAX_CARRIED {
+            for i in 0..16 {
+                half.start_count(&c, i, open);
+                assert_eq!(carries(i), open > MAX_OPEN, "{open} open");
+            }
+            // Each thread counts its own 8 entries down, in the same counter word.
+            let lasts: Vec<Vec<u32>> = std::thread::scope(|s| {
+                let threads: Vec<_> = [0x00FFu64, 0xFF00]
+                    .map(|mine| {
+                        let (half, c) = (&half, c);
+                        s.spawn(move || {
+                            (1..=open as u32 + 1)
+                                .filter(|_| half.count_down_word(&c, 0, mine) != 0)
+                                .collect::<Vec<u32>>()
+                        })
+                    })
+                    .into_iter()
+                    .collect();
+                threads.into_iter().map(|t| t.join().unwrap()).collect()
+            });
+            // Its last move, then zero again with nothing left to count down.
+            for l in lasts {
+                assert_eq!(l, vec![open as u32, open as u32 + 1], "{open} open");
+            }
+            for i in 0..16 {
+                assert_eq!(c.get(i), left(0), "{open} open");
+                assert!(!carries(i));
+                let (word, shift) = c.at(i);
+                word.fetch_and(!(0xF << shift), Relaxed);
+            }
+        }
+        half.start_count(&c, 3, MAX_CARRIED);
+        let (word, shift) = c.at(3);
+        word.fetch_and(!(0xF << shift), Relaxed);
+        half.start_count(&c, 3, 5);
+        assert!(!carries(3));
+        assert_eq!(c.get(3), left(5));
     }
 }
