@@ -50,10 +50,11 @@
 //!   (`for_each_pred_word`); a word's candidates, the open entries of a pull and the count
 //!   before the first pass read each successor word once for all of them (`for_each_succ_word`,
 //!   `WordCounts`); the files are walked word by word (`Layout::valid_in_word`). Words whose
-//!   kings both stand on the long diagonal go entry by entry. KQRKB: 0.72 of the time, KBNKQ
-//!   0.65;
+//!   kings both stand on the long diagonal go entry by entry, but for their un-moves, whose
+//!   predecessor frames are put in normal form whole. KQRKB: 0.72 of the time, KBNKQ 0.65;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
-//!   put together in Nalimov order at the end, one king block at a time (`assemble`).
+//!   put together in Nalimov order at the end, one king block at a time (`assemble`), the
+//!   words of a king run taken in Nalimov's order of the men (`run_words_nalimov_order`).
 //!
 //! The two halves of a pass run one after the other: the first writes only the second's bits
 //! while it reads its own, and the second tells the first's new entries (depth n + 1) from
@@ -2234,7 +2235,7 @@ impl BlockValues {
                 }
             };
             // A word's valid entries at once where it is one frame, else entry by entry.
-            for w in run.start / 64..run.end.div_ceil(64) {
+            let mut word_values = |w: u64| {
                 let words = (w * 64).max(run.start)..(w * 64 + 64).min(run.end);
                 let word = (words.end - words.start == 64)
                     .then(|| layout.word(h, w))
@@ -2246,12 +2247,15 @@ impl BlockValues {
                             layout.nalimov_entries(h, idx, pos, frames, |ni| put(at, ni));
                         }
                     });
-                    continue;
+                    return;
                 };
                 if let Some(frame) = frame.filter(|_| valid != 0) {
                     let at = (w * 64 - run.start) as usize;
                     layout.nalimov_word(h, &frame, valid, frames, |x, ni| put(at + x.index(), ni));
                 }
+            };
+            if !layout.run_words_nalimov_order(h, run, &mut word_values) {
+                (run.start / 64..run.end.div_ceil(64)).for_each(word_values);
             }
         }
         Ok(())

@@ -271,6 +271,15 @@ impl HalfIndex {
         })
     }
 
+    /// The main zone's groups of like men, most significant in the index first.
+    pub(super) fn significance(&self) -> impl DoubleEndedIterator<Item = (Color, PieceType)> + '_ {
+        let l = &self.main;
+        l.significance[..l.n].iter().map(move |&i| {
+            let g = &l.groups[i as usize];
+            (g.color, g.kind)
+        })
+    }
+
     /// `index_main` of a position whose kings and side to move are those `f` was made for.
     #[inline(always)]
     pub(super) fn index_in_frame(&self, f: &KingFrame, pos: &TbPosition) -> Option<u64> {

@@ -165,6 +165,19 @@ impl EndgameIndex {
         (h.main_size, h.untrimmed - h.main_size)
     }
 
+    /// The men of `half`'s main zone by colour and kind, most significant in the index first,
+    /// in the colours of the positions looked up (a symmetric endgame's Wtm half is stored
+    /// colour-flipped).
+    pub fn significance(
+        &self,
+        half: Half,
+    ) -> impl DoubleEndedIterator<Item = (Color, PieceType)> + '_ {
+        let flip = self.material.is_symmetric() && half == Half::Wtm;
+        self.half(half)
+            .significance()
+            .map(move |(c, k)| (if flip { !c } else { c }, k))
+    }
+
     /// The blocks of a pawnless half, one per king placement: the stm king (in a1-d1-d4), the
     /// sntm king and the block's entries (trimmed). Empty for endgames with pawns.
     pub fn king_blocks(&self, half: Half) -> Vec<(Square, Square, std::ops::Range<u64>)> {
