@@ -49,9 +49,12 @@
 //!   for all its entries, each reaching a word of predecessors with a mask
 //!   (`for_each_pred_word`); a word's candidates, the open entries of a pull and the count
 //!   before the first pass read each successor word once for all of them (`for_each_succ_word`,
-//!   `WordCounts`); the files are walked word by word (`Layout::valid_in_word`). Words whose
-//!   kings both stand on the long diagonal go entry by entry, but for their un-moves, whose
-//!   predecessor frames are put in normal form whole. KQRKB: 0.72 of the time, KBNKQ 0.65;
+//!   `WordCounts`); the files are walked word by word (`Layout::valid_in_word`). KQRKB: 0.72
+//!   of the time, KBNKQ 0.65. Words whose kings both stand on the long diagonal put each
+//!   predecessor and successor frame in normal form whole; near a diagonal a word's moves
+//!   carry which successors are their own mirror images, and a word's counts and candidates
+//!   are counted by orbit counting at once, as entry by entry (DTM: KQRKB 0.86 of its time,
+//!   KBNKQ 0.86). Only the files take such words entry by entry;
 //! - the depth of every entry is written to disk pass by pass (`depth_log`) and the values are
 //!   put together in Nalimov order at the end, one king block at a time (`assemble`), the
 //!   words of a king run taken in Nalimov's order of the men (`run_words_nalimov_order`).
@@ -1248,23 +1251,43 @@ impl BitmapSolver<'_> {
 
     /// `precount`'s count of the valid entries of word `w` of half `h` at once: `put(i, counts)`
     /// for each, with the number of its quiet moves and of the moves its counter counts
-    /// (`for_each_frame_move`, `for_each_frame_capture`). False, and nothing put, where
-    /// they go one by one: no lone last man, both kings on the diagonal, or successors that
-    /// may be their own mirror images (orbit counting).
+    /// (`for_each_frame_move`, `for_each_frame_capture`). Near a long diagonal the quiet moves
+    /// by orbit counting (`for_each_succ_word`, as `arrivals`), and captures are not counted.
+    /// False, and nothing put, where they go one by one: no lone last man.
     fn count_word(&self, h: Half, w: u64, mut put: impl FnMut(u64, (u32, u32))) -> bool {
-        let (Some(lone), Some((valid, frame))) =
-            (self.layout.lone_last_man(), self.layout.word(h, w))
-        else {
+        let Some(lone) = self.layout.lone_last_man() else {
             return false;
         };
-        let Some(frame) = frame.filter(|_| valid != 0) else {
+        let (valid, frame) = match self.layout.word(h, w) {
+            Some((valid, frame)) => (valid, frame),
+            None => (self.layout.valid_in_word(h, w).unwrap_or(0), None),
+        };
+        if valid == 0 {
             return true;
-        };
-        if !self.layout.no_symmetric_neighbours(&frame) {
-            return false;
         }
         let mut own = [0u8; 64];
         let mut others = WordCounts::default();
+        let Some(frame) = frame.filter(|f| self.layout.no_symmetric_neighbours(f)) else {
+            let own_mirrored =
+                for_each_succ_word(self.layout, h, w, valid, |_, _, at, mask, m| match at {
+                    Some(at) => own[at.index()] += (mask.count_ones() + m.count_ones()) as u8,
+                    None => {
+                        others.add(mask);
+                        if m != 0 {
+                            others.add(m);
+                        }
+                    }
+                });
+            let Some(own_mirrored) = own_mirrored else {
+                return false;
+            };
+            for x in Bitboard(valid).map(|x| x.index()) {
+                let sum = own[x] as u32 + others.get(x);
+                let quiet = sum / (1 + (own_mirrored >> x & 1) as u32);
+                put(w * 64 + x as u64, (quiet, quiet));
+            }
+            return true;
+        };
         for_each_frame_move(&frame, lone, valid, |_, mover, mask| match mover {
             FrameMover::Lone(at) => own[at.index()] += mask.count_ones() as u8,
             _ => others.add(mask),
@@ -1464,10 +1487,6 @@ impl BitmapSolver<'_> {
                     0
                 };
                 let by_word = to_count.count_ones() >= 2
-                    && self.layout.entry_has_no_symmetric_neighbours(
-                        ph,
-                        w * 64 + to_count.trailing_zeros() as u64,
-                    )
                     && self.quiet_open_word(bits, ph, w, to_count, most, &mut quiet);
                 let mut done = 0;
                 while open != 0 {
@@ -1589,7 +1608,7 @@ impl BitmapSolver<'_> {
     fn reaches_loss_word(&self, sb: &HalfBits, h: Half, w: u64, on: u64) -> Option<u64> {
         let next = sb.next();
         let mut won = 0u64;
-        let by_word = self.succ_words_fetched(sb, h, w, on, |sw, sym, at, mask| {
+        let by_word = self.succ_words_fetched(sb, h, w, on, |sw, sym, at, mask, _| {
             let lost = sb.bits.word(LOST, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
             let to_loss = mask & sym.inverse().bitboard(Bitboard(lost)).0;
             match at {
@@ -1598,12 +1617,14 @@ impl BitmapSolver<'_> {
                 None => won |= to_loss,
             }
         });
-        by_word.then_some(won)
+        by_word.map(|_| won)
     }
 
     /// `quiet_not_lost` of the entries `on` of word `w` of half `h` at once, into `open`
-    /// (`for_each_succ_word`): each successor word is read once for all of them. False, and
-    /// nothing counted, where the word's entries go one by one.
+    /// (`for_each_succ_word`): each successor word is read once for all of them. Near a long
+    /// diagonal by orbit counting, as `arrivals_not_lost`: each move weighs its successor's
+    /// stabiliser, and an entry that is its own mirror image has its sum halved. False, and
+    /// nothing counted, where the layout has no lone last man.
     fn quiet_open_word(
         &self,
         bits: &[HalfBits; 2],
@@ -1616,26 +1637,37 @@ impl BitmapSolver<'_> {
         let sb = &bits[Half::of(!h.stm()) as usize];
         let next = sb.next();
         let mut others = WordCounts::default();
-        let by_word = self.succ_words_fetched(sb, h, w, on, |sw, sym, at, mask| {
+        let by_word = self.succ_words_fetched(sb, h, w, on, |sw, sym, at, mask, mirrored| {
             let won = sb.bits.word(WON, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
             let not_won = mask & !sym.inverse().bitboard(Bitboard(won)).0;
             match at {
-                Some(at) => open[at.index()] += not_won.count_ones() as u8,
-                None => others.add(not_won),
+                Some(at) => {
+                    open[at.index()] +=
+                        (not_won.count_ones() + (not_won & mirrored).count_ones()) as u8
+                }
+                None => {
+                    others.add(not_won);
+                    if not_won & mirrored != 0 {
+                        others.add(not_won & mirrored);
+                    }
+                }
             }
         });
-        if !by_word {
+        let Some(own_mirrored) = by_word else {
             return false;
-        }
+        };
         for x in Bitboard(on).map(|x| x.index()) {
-            open[x] = (open[x] as u32 + others.get(x)).min(most as u32 + 1) as u8;
+            let sum = open[x] as u32 + others.get(x);
+            let own = 1 + (own_mirrored >> x & 1) as u32;
+            debug_assert_eq!(sum % own, 0);
+            open[x] = (sum / own).min(most as u32 + 1) as u8;
         }
         true
     }
 
     /// `for_each_succ_word` into the other half `sb`, each successor word's line fetched
     /// ahead: the moves are held while their lines come, as in `Reached`, then given to
-    /// `f(successor word, sym, at, mask)`. False where the word's entries go one by one.
+    /// `f(successor word, sym, at, mask, mirrored)`. None where the layout has no lone last man.
     #[inline(always)]
     fn succ_words_fetched(
         &self,
@@ -1643,25 +1675,25 @@ impl BitmapSolver<'_> {
         h: Half,
         w: u64,
         on: u64,
-        mut f: impl FnMut(usize, Symmetry, Option<Square>, u64),
-    ) -> bool {
-        let mut moves = [(0u64, Symmetry::default(), None, 0u64); 128];
+        mut f: impl FnMut(usize, Symmetry, Option<Square>, u64, u64),
+    ) -> Option<u64> {
+        let mut moves = [(0u64, Symmetry::default(), None, 0u64, 0u64); 128];
         let mut held = 0;
-        let by_word = for_each_succ_word(self.layout, h, w, on, |sw, sym, at, mask| {
+        let by_word = for_each_succ_word(self.layout, h, w, on, |sw, sym, at, mask, mirrored| {
             if held == moves.len() {
                 moves
                     .iter()
-                    .for_each(|&(sw, sym, at, mask)| f(sw as usize, sym, at, mask));
+                    .for_each(|&(sw, sym, at, mask, m)| f(sw as usize, sym, at, mask, m));
                 held = 0;
             }
             sb.bits.prefetch(sw * 64);
-            moves[held] = (sw, sym, at, mask);
+            moves[held] = (sw, sym, at, mask, mirrored);
             held += 1;
         });
-        if by_word {
+        if by_word.is_some() {
             moves[..held]
                 .iter()
-                .for_each(|&(sw, sym, at, mask)| f(sw as usize, sym, at, mask));
+                .for_each(|&(sw, sym, at, mask, m)| f(sw as usize, sym, at, mask, m));
         }
         by_word
     }

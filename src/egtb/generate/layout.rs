@@ -409,11 +409,26 @@ impl<'a> Layout<'a> {
         (!self.pawns && g.count == 1).then_some((g.color, g.kind))
     }
 
-    /// The valid entries of word `w` of half `h` (`lone_last_man`); None where both kings
-    /// stand on the diagonal, where each entry's validity is its own (`valid`).
+    /// The valid entries of word `w` of half `h`; None without a lone last man
+    /// (`lone_last_man`). Where both kings stand on the diagonal, the frame's normal form
+    /// (`frame_word`) tells which of the lone man's legal squares keep the word's.
     #[inline]
     pub fn valid_in_word(&self, h: Half, w: u64) -> Option<u64> {
-        self.word(h, w).map(|(valid, _)| valid)
+        let lone = self.lone_last_man()?;
+        if let Some((valid, _)) = self.word(h, w) {
+            return Some(valid);
+        }
+        let frame = self.frame(h, w);
+        let fw = self.frame_word(&frame);
+        if fw.word != w {
+            return Some(0);
+        }
+        let kept = fw.parts(lone_squares(&frame, lone));
+        Some(
+            kept.into_iter()
+                .filter(|&(sym, _)| sym == Symmetry::default())
+                .fold(0, |v, (_, part)| v | part),
+        )
     }
 
     /// `valid_in_word`, and the word's frame (`frame`) where its men stand on squares of their
@@ -1076,6 +1091,25 @@ impl<'a> Layout<'a> {
         } else {
             1
         }
+    }
+
+    /// The lone man's squares on which he and the frame `frame` (every other man) make a
+    /// position that is its own mirror image (`stabiliser` 2): the squares of a long diagonal
+    /// where both kings stand on it and the frame is its own reflection in it; else none.
+    #[inline]
+    pub fn self_symmetric_squares(&self, frame: &TbPosition) -> u64 {
+        if self.pawns {
+            return 0;
+        }
+        let kings =
+            (frame.pieces[0][PieceType::King.index()] | frame.pieces[1][PieceType::King.index()]).0;
+        let fixed = |sym: Symmetry| {
+            (0..2).all(|c| (0..6).all(|t| sym.bitboard(frame.pieces[c][t]) == frame.pieces[c][t]))
+        };
+        [(DIAG, DIAG_REFLECTION), (ANTI, ANTI_REFLECTION)]
+            .into_iter()
+            .find(|&(axis, sym)| kings & !axis == 0 && fixed(sym))
+            .map_or(0, |(axis, _)| axis)
     }
 
     /// True when no position one move from `pos`, nor `pos` itself, can be its own mirror

@@ -256,17 +256,6 @@ pub(super) fn for_each_pred(
     })
 }
 
-/// The lone last man and the frame of word `w` of half `h`, where the word's entries can go
-/// together (`for_each_pred_word`, `for_each_succ_word`): None without a lone last man or
-/// where the word's kings both stand on the long diagonal.
-fn word_frame(layout: &Layout, h: Half, w: u64) -> Option<((Color, PieceType), TbPosition)> {
-    let lone = layout.lone_last_man()?;
-    let frame = layout.frame(h, w);
-    layout
-        .unmoves_by_squares(w * 64, &frame)
-        .then_some((lone, frame))
-}
-
 /// `for_each_pred` for the entries `bits` of word `w` of half `h` at once, where a word is one
 /// frame (`Layout::lone_last_man`): `f(ph, word, mask)` for each un-move, each bit of `mask`
 /// one predecessor, as `for_each_pred` gives them entry by entry. False, and nothing called,
@@ -287,67 +276,111 @@ pub(super) fn for_each_pred_word(
     let Some(lone) = layout.lone_last_man() else {
         return false;
     };
-    let frame = layout.frame(h, w);
-    let by_squares = layout.unmoves_by_squares(w * 64, &frame);
-    let m = !frame.stm;
+    let wf = WordFrame::new(layout, h, w);
+    let m = !wf.frame.stm;
     let ph = Half::of(m);
-    for_each_frame_unmove(&frame, lone, bits, |pred, mover, mask| {
-        let word = match mover {
-            // The kings stay, off the diagonal: the predecessor is in normal form as it stands.
-            FrameMover::Lone(_) if by_squares => w,
-            FrameMover::Man(kind) if by_squares => layout.moved_word(w, &frame, pred, m, kind),
-            _ => {
-                let fw = layout.frame_word(pred);
-                for (sym, part) in fw.parts(mask) {
-                    if part != 0 {
-                        f(ph, fw.word, sym.bitboard(Bitboard(part)).0);
-                    }
-                }
-                return;
-            }
-        };
-        f(ph, word, mask);
+    for_each_frame_unmove(&wf.frame, lone, bits, |pred, mover, mask| {
+        wf.next_words(pred, mover, m, mask, |pw, sym, part| {
+            f(ph, pw, sym.bitboard(Bitboard(part)).0)
+        });
     });
     true
 }
 
 /// The quiet moves of the entries `on` of word `w` of half `h` at once (`for_each_frame_move`,
-/// numbered): `f(sw, sym, at, mask)` for each move, `sw` the successor's word in the other
-/// half and `sym` what turns the frame's squares into that word's. For a move of another man
-/// (`at` None) `mask` holds the lone man's squares in the frame where he lets it be made; for
-/// one of the lone man himself from `at`, the squares he goes to. False, and nothing called,
-/// where `for_each_pred_word` is.
+/// numbered): `f(sw, sym, at, mask, mirrored)` for each move, `sw` the successor's word in the
+/// other half and `sym` what turns the frame's squares into that word's. For a move of another
+/// man (`at` None) `mask` holds the lone man's squares in the frame where he lets it be made;
+/// for one of the lone man himself from `at`, the squares he goes to. `mirrored` is the part of
+/// `mask` where the successor is its own mirror image (`Layout::stabiliser` 2), for orbit
+/// counting. Returns the entries of `on` that are their own mirror image, or None, and nothing
+/// called, where the layout has no lone last man.
+///
+/// Where the word's kings both stand on the long diagonal, each successor frame is put in
+/// normal form whole, as `for_each_pred_word` does.
 pub(super) fn for_each_succ_word(
     layout: &Layout,
     h: Half,
     w: u64,
     on: u64,
-    mut f: impl FnMut(u64, Symmetry, Option<Square>, u64),
-) -> bool {
-    let Some((lone, frame)) = word_frame(layout, h, w) else {
-        return false;
+    mut f: impl FnMut(u64, Symmetry, Option<Square>, u64, u64),
+) -> Option<u64> {
+    let lone = layout.lone_last_man()?;
+    let wf = WordFrame::new(layout, h, w);
+    // Only near a long diagonal may a position or its successors be their own mirror images.
+    let near = !layout.no_symmetric_neighbours(&wf.frame);
+    let mirrored = |succ: &TbPosition, mask: u64| {
+        if near {
+            mask & layout.self_symmetric_squares(succ)
+        } else {
+            0
+        }
     };
-    let u = frame.stm;
-    let identity = Symmetry::default();
-    for_each_frame_move(&frame, lone, on, |succ, mover, mask| match mover {
-        // The kings stay: the successor is in normal form as it stands.
-        FrameMover::Lone(at) => f(w, identity, Some(at), mask),
-        FrameMover::Man(kind) => f(
-            layout.moved_word(w, &frame, succ, u, kind),
-            identity,
-            None,
-            mask,
-        ),
-        FrameMover::King => {
-            let fw = layout.frame_word(succ);
-            for (sym, part) in fw.parts(mask) {
-                if part != 0 {
-                    f(fw.word, sym, None, part);
+    let u = wf.frame.stm;
+    for_each_frame_move(&wf.frame, lone, on, |succ, mover, mask| {
+        let at = match mover {
+            FrameMover::Lone(at) => Some(at),
+            _ => None,
+        };
+        wf.next_words(succ, mover, u, mask, |sw, sym, part| {
+            f(sw, sym, at, part, mirrored(succ, part))
+        });
+    });
+    Some(mirrored(&wf.frame, on))
+}
+
+/// Word `w`'s frame (every man but the lone last one), whose moves and un-moves lead to the
+/// frames of other words (`for_each_pred_word`, `for_each_succ_word`).
+struct WordFrame<'a> {
+    layout: &'a Layout<'a>,
+    w: u64,
+    frame: TbPosition,
+    /// The kings are not both on the long diagonal (`Layout::unmoves_by_squares`).
+    by_squares: bool,
+}
+
+impl<'a> WordFrame<'a> {
+    fn new(layout: &'a Layout<'a>, h: Half, w: u64) -> WordFrame<'a> {
+        let frame = layout.frame(h, w);
+        WordFrame {
+            layout,
+            w,
+            by_squares: layout.unmoves_by_squares(w * 64, &frame),
+            frame,
+        }
+    }
+
+    /// The words of `next`, the frame one move or un-move of `mover` (a man of colour `c`)
+    /// away, with the lone man on the squares `mask`: `f(word, sym, part)` for each part of
+    /// `mask`, `sym` what turns its squares into the word's.
+    #[inline(always)]
+    fn next_words(
+        &self,
+        next: &TbPosition,
+        mover: FrameMover,
+        c: Color,
+        mask: u64,
+        mut f: impl FnMut(u64, Symmetry, u64),
+    ) {
+        let identity = Symmetry::default();
+        match mover {
+            // The kings stay, off the diagonal: the frame is in normal form as it stands.
+            FrameMover::Lone(_) if self.by_squares => f(self.w, identity, mask),
+            FrameMover::Man(kind) if self.by_squares => f(
+                self.layout.moved_word(self.w, &self.frame, next, c, kind),
+                identity,
+                mask,
+            ),
+            _ => {
+                let fw = self.layout.frame_word(next);
+                for (sym, part) in fw.parts(mask) {
+                    if part != 0 {
+                        f(fw.word, sym, part);
+                    }
                 }
             }
         }
-    });
-    true
+    }
 }
 
 /// Working values of both halves (None for a half that is not stored).
@@ -1254,17 +1287,24 @@ mod tests {
     }
 
     /// A word's quiet successors found frame by frame are those found entry by entry, as many
-    /// times, entry by entry, on the words of `for_each_test_word`; so are its valid entries and
-    /// each entry's number of captures.
+    /// times, entry by entry, on the words of `for_each_test_word`, each with its stabiliser;
+    /// so are its valid entries, each entry's stabiliser and its number of captures. Words
+    /// with both kings on the diagonal and mirrored positions are among those compared.
     #[test]
     fn successors_by_word_equal_those_by_entry() {
+        // Per endgame: diagonal words compared (both kings on the long diagonal), successors
+        // that are their own mirror image, and entries that are.
+        let mut tally = std::collections::BTreeMap::<String, [u64; 3]>::new();
         for_each_test_word(|name, layout, h, w, valid, bits| {
-            if let Some(by_word) = layout.valid_in_word(h, w) {
-                assert_eq!(by_word, valid, "{name} {h:?} word {w}");
-            }
-            if bits != 0 && layout.valid_in_word(h, w).is_some() {
+            let counts = tally.entry(name.to_string()).or_default();
+            assert_eq!(
+                layout.valid_in_word(h, w),
+                Some(valid),
+                "{name} {h:?} word {w}"
+            );
+            let lone = layout.lone_last_man().unwrap();
+            if bits != 0 {
                 let mut captures = [0u32; 64];
-                let lone = layout.lone_last_man().unwrap();
                 for_each_frame_capture(&layout.frame(h, w), lone, bits, |mask| {
                     for s in Bitboard(mask) {
                         captures[s.index()] += 1;
@@ -1279,29 +1319,47 @@ mod tests {
                     });
                     assert_eq!(captures[s.index()], n, "{name} {h:?} word {w} {s:?}");
                 }
+                if !layout.unmoves_by_squares(w * 64, &layout.frame(h, w)) {
+                    counts[0] += 1;
+                }
             }
+            // Each successor's entry and stabiliser, per entry of the word.
             let mut word = vec![Vec::new(); 64];
-            if !for_each_succ_word(layout, h, w, bits, |sw, sym, at, mask| {
+            let own_mirrored = for_each_succ_word(layout, h, w, bits, |sw, sym, at, mask, m| {
+                assert_eq!(m & !mask, 0);
                 for s in Bitboard(mask) {
                     let entry = sw * 64 + sym.square(s).0 as u64;
-                    word[at.unwrap_or(s).index()].push(entry);
+                    word[at.unwrap_or(s).index()].push((entry, 1 + (m >> s.0 & 1) as u8));
                 }
-            }) {
-                return;
-            }
+            })
+            .expect("a lone last man");
             for s in Bitboard(bits) {
                 let idx = w * 64 + s.0 as u64;
                 let pos = layout.decode_valid(h, idx);
+                assert_eq!(
+                    1 + (own_mirrored >> s.0 & 1) as u8,
+                    layout.stabiliser(&pos),
+                    "{name} {h:?} entry {idx}"
+                );
+                counts[2] += own_mirrored >> s.0 & 1;
                 let mut entry = Vec::new();
                 for_each_quiet(&pos, |succ, _| {
-                    entry.push(layout.encode(succ).unwrap().1);
+                    entry.push((layout.encode(succ).unwrap().1, layout.stabiliser(succ)));
                     true
                 });
+                counts[1] += entry.iter().filter(|&&(_, st)| st == 2).count() as u64;
                 entry.sort_unstable();
                 word[s.index()].sort_unstable();
                 assert_eq!(word[s.index()], entry, "{name} {h:?} entry {idx}");
             }
         });
+        assert_eq!(tally.len(), 5);
+        for (name, [diagonal, mirrored_successors, mirrored]) in tally {
+            assert!(
+                diagonal > 0 && mirrored_successors > 0 && mirrored > 0,
+                "{name}: {diagonal} diagonal words, {mirrored_successors} mirrored successors, {mirrored} mirrored entries"
+            );
+        }
     }
 
     /// Every entry's (value, counter), per half.
