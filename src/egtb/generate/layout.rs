@@ -1074,8 +1074,17 @@ impl<'a> Layout<'a> {
     /// counts.
     #[inline]
     pub fn stabiliser(&self, pos: &TbPosition) -> u8 {
+        1 + (self.self_symmetric_squares(pos) != 0) as u8
+    }
+
+    /// The long diagonal in which `pos` is its own reflection, both kings on it, or 0. Of a
+    /// frame (every man but the lone last one), the lone man's squares on which he and the
+    /// frame make a position that is its own mirror image (`stabiliser` 2). With pawns, none:
+    /// the kings stay off the a-h mirror's axis.
+    #[inline]
+    pub fn self_symmetric_squares(&self, pos: &TbPosition) -> u64 {
         if self.pawns {
-            return 1; // kings off the a-h mirror axis: never symmetric
+            return 0;
         }
         // Like men may swap places under the reflection (queens on b3 and c2), so only the
         // kings must stand on its axis; the rest is checked bitboard by bitboard.
@@ -1083,28 +1092,6 @@ impl<'a> Layout<'a> {
             (pos.pieces[0][PieceType::King.index()] | pos.pieces[1][PieceType::King.index()]).0;
         let fixed = |sym: Symmetry| {
             (0..2).all(|c| (0..6).all(|t| sym.bitboard(pos.pieces[c][t]) == pos.pieces[c][t]))
-        };
-        if (kings & !DIAG == 0 && fixed(DIAG_REFLECTION))
-            || (kings & !ANTI == 0 && fixed(ANTI_REFLECTION))
-        {
-            2
-        } else {
-            1
-        }
-    }
-
-    /// The lone man's squares on which he and the frame `frame` (every other man) make a
-    /// position that is its own mirror image (`stabiliser` 2): the squares of a long diagonal
-    /// where both kings stand on it and the frame is its own reflection in it; else none.
-    #[inline]
-    pub fn self_symmetric_squares(&self, frame: &TbPosition) -> u64 {
-        if self.pawns {
-            return 0;
-        }
-        let kings =
-            (frame.pieces[0][PieceType::King.index()] | frame.pieces[1][PieceType::King.index()]).0;
-        let fixed = |sym: Symmetry| {
-            (0..2).all(|c| (0..6).all(|t| sym.bitboard(frame.pieces[c][t]) == frame.pieces[c][t]))
         };
         [(DIAG, DIAG_REFLECTION), (ANTI, ANTI_REFLECTION)]
             .into_iter()
