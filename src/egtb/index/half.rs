@@ -343,18 +343,30 @@ impl HalfIndex {
                 fixed = fixed.zip(c).map(|(x, c)| x + c * weight[i]);
             }
         }
+        // The squares each moving group skips but the man's, once for all his squares: every
+        // other group they skip stands still.
+        let mut skipped = [0u64; MAX_GROUPS];
+        for i in Bitboard(moving as u64).map(|i| i.index()) {
+            skipped[i] = excl_squares(l.groups[i].excl & !(1 << lone), &sq);
+        }
         for s in Bitboard(squares) {
             let Some(mut x) = fixed else {
                 out(s, None);
                 continue;
             };
-            sq[lone] = 1 << f.sym.square(s).0;
+            let man = 1 << f.sym.square(s).0;
             let mut ok = true;
             let mut m = moving;
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
-                match Self::group_coordinate(f, &l.groups[i], &sq, sq[i]) {
+                // The groups placed after him skip his square; he stands on it.
+                let (own, excl) = if i == lone {
+                    (man, skipped[i])
+                } else {
+                    (sq[i], skipped[i] | man)
+                };
+                match Self::coordinate_in_frame(f, &l.groups[i], own, excl) {
                     Some(c) => x += c * weight[i],
                     None => ok = false,
                 }
@@ -380,8 +392,13 @@ impl HalfIndex {
     /// it being in `sq`.
     #[inline(always)]
     fn group_coordinate(f: &KingFrame, g: &Group, sq: &GroupSquares, own: u64) -> Option<u64> {
+        Self::coordinate_in_frame(f, g, own, excl_squares(g.excl, sq))
+    }
+
+    /// The coordinate of group `g` on squares `own` (the frame's), skipping the squares `excl`.
+    #[inline(always)]
+    fn coordinate_in_frame(f: &KingFrame, g: &Group, own: u64, excl: u64) -> Option<u64> {
         let [ks, kn, fks, fkn] = f.kings;
-        let excl = excl_squares(g.excl, sq);
         if g.flipped {
             Self::coordinate(g, flip_ranks(own), fks, fkn, flip_ranks(excl))
         } else {
