@@ -70,8 +70,8 @@ use super::layout::Layout;
 use super::move_counts::{nibble, CountsWriter, MoveCounts};
 use super::moves::{
     for_each_conversion, for_each_frame_capture, for_each_frame_move, for_each_move,
-    for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, may_convert, FrameMover,
-    Legality, MoveClass,
+    for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, may_convert, Legality,
+    MoveClass,
 };
 use super::solve::{
     for_each_pred, for_each_pred_word, for_each_succ_word, to_file_value, SubTables,
@@ -1265,40 +1265,30 @@ impl BitmapSolver<'_> {
         if valid == 0 {
             return true;
         }
-        let mut own = [0u8; 64];
-        let mut others = WordCounts::default();
+        let mut quiet = OrbitCounts::default();
         let Some(frame) = frame.filter(|f| self.layout.no_symmetric_neighbours(f)) else {
-            let own_mirrored =
-                for_each_succ_word(self.layout, h, w, valid, |_, _, at, mask, m| match at {
-                    Some(at) => own[at.index()] += (mask.count_ones() + m.count_ones()) as u8,
-                    None => {
-                        others.add(mask);
-                        if m != 0 {
-                            others.add(m);
-                        }
-                    }
-                });
+            let own_mirrored = for_each_succ_word(self.layout, h, w, valid, |_, _, at, mask, m| {
+                quiet.add(at, mask, m)
+            });
             let Some(own_mirrored) = own_mirrored else {
                 return false;
             };
             for x in Bitboard(valid).map(|x| x.index()) {
-                let sum = own[x] as u32 + others.get(x);
-                let quiet = sum / (1 + (own_mirrored >> x & 1) as u32);
-                put(w * 64 + x as u64, (quiet, quiet));
+                let q = quiet.get(x, own_mirrored);
+                put(w * 64 + x as u64, (q, q));
             }
             return true;
         };
-        for_each_frame_move(&frame, lone, valid, |_, mover, mask| match mover {
-            FrameMover::Lone(at) => own[at.index()] += mask.count_ones() as u8,
-            _ => others.add(mask),
+        for_each_frame_move(&frame, lone, valid, |_, mover, mask| {
+            quiet.add(mover.lone_square(), mask, 0)
         });
         let mut captures = WordCounts::default();
         if self.counts_captures() {
             for_each_frame_capture(&frame, lone, valid, |mask| captures.add(mask));
         }
         for x in Bitboard(valid).map(|x| x.index()) {
-            let quiet = own[x] as u32 + others.get(x);
-            put(w * 64 + x as u64, (quiet, quiet + captures.get(x)));
+            let q = quiet.get(x, 0);
+            put(w * 64 + x as u64, (q, q + captures.get(x)));
         }
         true
     }
@@ -1636,31 +1626,20 @@ impl BitmapSolver<'_> {
     ) -> bool {
         let sb = &bits[Half::of(!h.stm()) as usize];
         let next = sb.next();
-        let mut others = WordCounts::default();
+        let mut counts = OrbitCounts::default();
         let by_word = self.succ_words_fetched(sb, h, w, on, |sw, sym, at, mask, mirrored| {
             let won = sb.bits.word(WON, sw).load(Relaxed) & !sb.bits.word(next, sw).load(Relaxed);
-            let not_won = mask & !sym.inverse().bitboard(Bitboard(won)).0;
-            match at {
-                Some(at) => {
-                    open[at.index()] +=
-                        (not_won.count_ones() + (not_won & mirrored).count_ones()) as u8
-                }
-                None => {
-                    others.add(not_won);
-                    if not_won & mirrored != 0 {
-                        others.add(not_won & mirrored);
-                    }
-                }
-            }
+            counts.add(
+                at,
+                mask & !sym.inverse().bitboard(Bitboard(won)).0,
+                mirrored,
+            );
         });
         let Some(own_mirrored) = by_word else {
             return false;
         };
         for x in Bitboard(on).map(|x| x.index()) {
-            let sum = open[x] as u32 + others.get(x);
-            let own = 1 + (own_mirrored >> x & 1) as u32;
-            debug_assert_eq!(sum % own, 0);
-            open[x] = (sum / own).min(most as u32 + 1) as u8;
+            open[x] = counts.get(x, own_mirrored).min(most as u32 + 1) as u8;
         }
         true
     }
@@ -2030,6 +2009,53 @@ fn conversions(pos: &TbPosition, legal: &Legality) -> u32 {
         true
     });
     n
+}
+
+/// The quiet moves of a word's entries, counted together by orbit counting (`arrivals_not_lost`
+/// for the whole word): each move weighs its successor's stabiliser, and the sum of an entry
+/// that is its own mirror image is halved.
+struct OrbitCounts {
+    /// The lone man's own moves, per square he moves from.
+    own: [u8; 64],
+    /// The other men's moves, per square of the lone man.
+    others: WordCounts,
+}
+
+impl Default for OrbitCounts {
+    fn default() -> OrbitCounts {
+        OrbitCounts {
+            own: [0; 64],
+            others: WordCounts::default(),
+        }
+    }
+}
+
+impl OrbitCounts {
+    /// The moves `mask` of the lone man from `at`, or (`at` None) one move of another man with
+    /// the lone man on each square of `mask`; `mirrored` where the successor is its own mirror
+    /// image.
+    #[inline(always)]
+    fn add(&mut self, at: Option<Square>, mask: u64, mirrored: u64) {
+        let twice = mask & mirrored;
+        match at {
+            Some(at) => self.own[at.index()] += (mask.count_ones() + twice.count_ones()) as u8,
+            None => {
+                self.others.add(mask);
+                if twice != 0 {
+                    self.others.add(twice);
+                }
+            }
+        }
+    }
+
+    /// Entry `x`'s count, `own_mirrored` the word's entries that are their own mirror image.
+    #[inline(always)]
+    fn get(&self, x: usize, own_mirrored: u64) -> u32 {
+        let sum = self.own[x] as u32 + self.others.get(x);
+        let own = 1 + (own_mirrored >> x & 1) as u32;
+        debug_assert_eq!(sum % own, 0);
+        sum / own
+    }
 }
 
 /// A count per entry of a word, up to 255, held bit-sliced: bit k of entry x's count is bit x

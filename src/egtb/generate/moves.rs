@@ -588,6 +588,14 @@ impl FrameMover {
             FrameMover::Man(kind)
         }
     }
+
+    /// The lone man's square, where he is the mover.
+    pub fn lone_square(self) -> Option<Square> {
+        match self {
+            FrameMover::Lone(at) => Some(at),
+            _ => None,
+        }
+    }
 }
 
 /// The un-moves of a frame's entries at once (pawnless): `frame` holds every man but a lone

@@ -318,10 +318,7 @@ pub(super) fn for_each_succ_word(
     };
     let u = wf.frame.stm;
     for_each_frame_move(&wf.frame, lone, on, |succ, mover, mask| {
-        let at = match mover {
-            FrameMover::Lone(at) => Some(at),
-            _ => None,
-        };
+        let at = mover.lone_square();
         wf.next_words(succ, mover, u, mask, |sw, sym, part| {
             f(sw, sym, at, part, mirrored(succ, part))
         });
