@@ -299,6 +299,8 @@ struct Reached<'a> {
     state: &'a PassState,
     /// Do the entries held reach a loss?
     to_loss: bool,
+    /// Do they reach it by a capture, to be recorded in `HalfBits::capture_wins`?
+    by_capture: bool,
     /// Each word and the entries of it reached (one move each), and whether their counters
     /// count that move.
     entries: [(Half, u64, u64, bool); REACHED],
@@ -314,6 +316,7 @@ impl<'a> Reached<'a> {
         Reached {
             state,
             to_loss: false,
+            by_capture: false,
             entries: [(Half::Wtm, 0, 0, true); REACHED],
             count: 0,
         }
@@ -323,6 +326,13 @@ impl<'a> Reached<'a> {
     fn start(&mut self, to_loss: bool) {
         debug_assert_eq!(self.count, 0, "flushed");
         self.to_loss = to_loss;
+        self.by_capture = false;
+    }
+
+    /// The entries pushed next reach a loss or a win by a capture (`start`).
+    fn start_captures(&mut self, to_loss: bool) {
+        self.start(to_loss);
+        self.by_capture = true;
     }
 
     /// Entry `i` of half `h` is reached, by a move its counter counts or not (`counted`): its
@@ -344,6 +354,11 @@ impl<'a> Reached<'a> {
         let b = &self.state.bits[h as usize];
         let i = w * 64 + mask.trailing_zeros() as u64;
         b.bits.prefetch(i);
+        if self.to_loss && self.by_capture {
+            if let Some(c) = &b.capture_wins {
+                c.prefetch(i);
+            }
+        }
         if !self.to_loss {
             if let Some(l) = &b.losable {
                 l.prefetch(i);
@@ -414,6 +429,10 @@ struct HalfBits {
     /// to `MAX_CARRIED` are exact (`HalfBits::count_down_word`). It takes the bit an entry
     /// that the later solves give `losable`.
     carry: Option<Carry>,
+    /// In DTM's other halves, in that same bit: the entries with a capture to a position the
+    /// opponent loses, which the later solves win at their first pass from DTM's log instead
+    /// of un-capturing every such position again (`BitmapSolver::reads_capture_wins`).
+    capture_wins: Option<Bits<1>>,
 }
 
 /// The carry bits of a half's counters and the locks under which they are taken.
@@ -466,6 +485,7 @@ impl HalfBits {
             now: FRONTIERS[0],
             losable: None,
             carry: None,
+            capture_wins: None,
         })
     }
 
@@ -581,9 +601,9 @@ struct PassState {
 }
 
 /// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
-/// four planes and `losable`, in DTM the counters' carry bits in its place), one
-/// candidate bit per entry of the larger half, and four bytes per entry of each sub-table
-/// half that seeds it (counted as if every entry were decided).
+/// four planes and `losable`, in DTM the counters' carry bits or the capture wins in its
+/// place), one candidate bit per entry of the larger half, and four bytes per entry of each
+/// sub-table half that seeds it (counted as if every entry were decided).
 /// The bitmaps count only the pages the solve touches (`touched_bytes`).
 pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
     let [w, b] = Half::BOTH.map(|h| touched_bytes(layout, h, 1));
@@ -701,6 +721,9 @@ pub struct Resolved {
     /// The quiet moves of every entry of the half counted before the first pass, where this
     /// solve counted one (`precount`).
     quiet: Option<MoveCounts>,
+    /// Per half: the log holds its entries with a capture to a position the opponent loses
+    /// (`HalfBits::capture_wins`).
+    capture_wins: [bool; 2],
 }
 
 const WON_KIND: u8 = 1;
@@ -818,6 +841,20 @@ impl BitmapSolver<'_> {
                 Metric::Dtz => true,
                 Metric::Dtz50 => self.subs.rule50_clean(),
                 Metric::Wdl => false,
+            }
+    }
+
+    /// Are the first pass's wins by a capture to a position Y loses, in half `h`, read from
+    /// DTM's record of them (`HalfBits::capture_wins`) instead of found by un-capturing every
+    /// such position again? Where this solve's seeds lose where DTM's did: in DTZ, and in
+    /// DTZ50 when no sub-endgame holds a result the rule changes. KQRKBN's DTZ spent 155 s on
+    /// those un-captures, 2,321 M of White's entries won by them.
+    fn reads_capture_wins(&self, h: Half) -> bool {
+        self.earlier.is_some_and(|e| e.capture_wins[h as usize])
+            && match self.metric {
+                Metric::Dtm | Metric::Wdl => false,
+                Metric::Dtz => true,
+                Metric::Dtz50 => self.subs.rule50_clean(),
             }
     }
 
@@ -987,6 +1024,14 @@ impl BitmapSolver<'_> {
 
         let counts_path = log_path.with_extension("counts");
         let quiet = self.precount(&mut bits, &counts_path)?;
+        if self.earlier.is_none() {
+            for h in Half::BOTH {
+                let b = &mut bits[h as usize];
+                if b.carry.is_none() {
+                    b.capture_wins = Some(Bits::new(layout.size(h))?);
+                }
+            }
+        }
         let inexact = self.inexact_counts();
         let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
         let mut state = PassState {
@@ -1059,7 +1104,8 @@ impl BitmapSolver<'_> {
                 // Y = the side to move of `h`: its positions at depth n, in this table and in
                 // the sub-tables its opponent captures into. Predecessors of losses are won
                 // at once; those of wins are checked once each, after all are marked.
-                let ph = Half::of(!h.stm()) as usize;
+                let pred = Half::of(!h.stm());
+                let ph = pred as usize;
                 let pull = match self.pulling {
                     Pulling::Chosen => open[ph].pull_costs_less(
                         resolved_in[ph],
@@ -1073,8 +1119,22 @@ impl BitmapSolver<'_> {
                     marked_broken[ph] += self.pull_wins(&state, h, &won[ph]);
                 }
                 self.frontier(&state, h, pull, &won[ph]);
+                let wins_read = n == 0 && self.reads_capture_wins(pred);
+                if wins_read {
+                    let earlier = self.earlier.expect("read from DTM's log");
+                    let b = &state.bits[ph];
+                    let read = AtomicU64::new(0);
+                    earlier
+                        .log
+                        .for_each_capture_win_word(pred, |w, mask| {
+                            read.fetch_add(win_word(b, w, mask), Relaxed);
+                        })
+                        .map_err(io)?;
+                    won[ph].fetch_add(read.into_inner(), Relaxed);
+                }
+                let captures_only = n == 0 && self.mark_captures_only(&state, pred);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
-                    self.seed(&state, s, n, &won[ph]);
+                    self.seed(&state, s, n, [wins_read, captures_only], &won[ph]);
                 }
                 self.check_candidates(&state, h, n, inexact, &lost[ph]);
             }
@@ -1109,12 +1169,17 @@ impl BitmapSolver<'_> {
             let b = &bits[h as usize].bits;
             log.append_won(h, b.plane(WON)).map_err(io)?;
             log.append_lost(h, b.plane(LOST)).map_err(io)?;
+            if let Some(c) = &bits[h as usize].capture_wins {
+                log.append_capture_wins(h, c.plane(0)).map_err(io)?;
+            }
         }
+        let capture_wins = Half::BOTH.map(|h| bits[h as usize].capture_wins.is_some());
         drop(bits);
         Ok(Resolved {
             log: log.finish().map_err(io)?,
             kinds,
             quiet,
+            capture_wins,
         })
     }
 
@@ -1394,11 +1459,16 @@ impl BitmapSolver<'_> {
         marked.into_inner()
     }
 
-    /// Pass n for the sub-table positions of `s` at depth n: their un-captures.
-    fn seed(&self, state: &PassState, s: &Seeds, n: u16, fresh: &AtomicU64) {
+    /// Pass n for the sub-table positions of `s` at depth n: their un-captures, but for those
+    /// that Y loses where `skipped[0]` (`reads_capture_wins`) and those Y wins where
+    /// `skipped[1]` (`mark_captures_only`).
+    fn seed(&self, state: &PassState, s: &Seeds, n: u16, skipped: [bool; 2], fresh: &AtomicU64) {
         let Some(range) = s.starts.get(n as usize..=n as usize + 1) else {
             return;
         };
+        if skipped == [true; 2] {
+            return;
+        }
         let table = &self.subs.tables[s.table];
         s.entries[range[0]..range[1]]
             .par_chunks(1 << 10)
@@ -1407,13 +1477,16 @@ impl BitmapSolver<'_> {
                 let mut reached = Reached::new(state);
                 let mut near = None;
                 for &e in chunk {
+                    if skipped[(e & Y_WINS != 0) as usize] {
+                        continue;
+                    }
                     let idx = (e & !Y_WINS) as u64;
                     // Files that leave broken entries unmarked give them a neighbour's value.
                     let Some(pos) = table.index().decode(s.half, idx) else {
                         continue;
                     };
                     let pos = if s.flip { pos.color_flipped() } else { pos };
-                    reached.start(e & Y_WINS == 0);
+                    reached.start_captures(e & Y_WINS == 0);
                     for_each_uncapture(&pos, s.captured, |pred| {
                         let (ph, pi) = self.layout.encode_near(&mut near, pred);
                         // Near a diagonal the counters leave captures out.
@@ -1425,6 +1498,42 @@ impl BitmapSolver<'_> {
                 }
                 fresh.fetch_add(done, Relaxed);
             });
+    }
+
+    /// The first pass's candidates of half `h` that the un-captures from the sub-table
+    /// positions Y wins would mark (`seed`), marked from the counters instead; false, and
+    /// nothing marked, where it cannot be. Where every capture loses (`captures_lose`), those
+    /// un-captures count no counter down, and so make candidates only of the open losable
+    /// entries whose counter is at zero. At the first pass such an entry has no quiet move
+    /// (or its last was found to lose in this pass, and made it a candidate then), and each of
+    /// its moves is a capture to a position Y wins, which reaches it. An entry with no counter
+    /// yet has more quiet moves than a counter holds, none of them to a position won at depth
+    /// 0, so it cannot lose in this pass, and its first reach makes it a candidate. KQRKBN's
+    /// DTZ spent 36.5 s on these un-captures; the scan reads each word of the half's losable
+    /// entries once, sequentially.
+    fn mark_captures_only(&self, state: &PassState, h: Half) -> bool {
+        let b = &state.bits[h as usize];
+        let (Some(c), Some(losable)) = (b.counters(), &b.losable) else {
+            return false;
+        };
+        if !self.captures_lose() {
+            return false;
+        }
+        losable.marked_blocks(0, false, |words| {
+            for w in words {
+                let open = losable.word(0, w).load(Relaxed)
+                    & !(b.bits.word(WON, w).load(Relaxed) | b.bits.word(LOST, w).load(Relaxed));
+                if open == 0 {
+                    continue;
+                }
+                let zero = c.at_most(w, open, left(0)) & !c.at_most(w, open, NOT_COUNTED);
+                if zero != 0 {
+                    state.cand.set_word(0, w, zero);
+                }
+            }
+            0
+        });
+        true
     }
 
     /// The candidates marked in the half before `h` (predecessors of its wins at depth n):
@@ -1767,13 +1876,12 @@ fn reach(r: &Reached, ph: Half, w: u64, mask: u64, counted: bool) -> u64 {
     let b = &r.state.bits[ph as usize];
     let wi = w as usize;
     if r.to_loss {
-        let won = b
-            .bits
-            .set_word(WON, wi, mask & !b.bits.word(LOST, wi).load(Relaxed));
-        if won != 0 {
-            b.bits.set_word(b.next(), wi, won);
+        if r.by_capture {
+            if let Some(c) = &b.capture_wins {
+                c.set_word(0, wi, mask);
+            }
         }
-        return won.count_ones() as u64;
+        return win_word(b, wi, mask);
     }
     let mut open =
         mask & !(b.bits.word(WON, wi).load(Relaxed) | b.bits.word(LOST, wi).load(Relaxed));
@@ -1793,6 +1901,19 @@ fn reach(r: &Reached, ph: Half, w: u64, mask: u64, counted: bool) -> u64 {
         r.state.cand.set_word(0, wi, last);
     }
     0
+}
+
+/// The entries `mask` of word `w` of half `b`, each with a move to a loss, are won at the
+/// pass's depth + 1 but where already resolved; how many were not.
+#[inline(always)]
+fn win_word(b: &HalfBits, w: usize, mask: u64) -> u64 {
+    let won = b
+        .bits
+        .set_word(WON, w, mask & !b.bits.word(LOST, w).load(Relaxed));
+    if won != 0 {
+        b.bits.set_word(b.next(), w, won);
+    }
+    won.count_ones() as u64
 }
 
 /// Entries of a chunk of `live_chunks`.

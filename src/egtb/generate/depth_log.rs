@@ -1,6 +1,7 @@
 //! The entries each pass of `bitmaps` resolved, kept on disk: after pass n the bitmap of the
 //! entries resolved at depth n + 1, per half, cut into segments of `SEGMENT` entries, the
-//! empty ones left out and the rest compressed; at the end, the bitmap of the won entries. The
+//! empty ones left out and the rest compressed; at the end, the bitmaps of the won and the lost
+//! entries, and in DTM those of the entries with a winning capture, for the later solves. The
 //! solve then needs no value per entry in memory, nor its bits once it is over; the values are
 //! put together at the end, one segment at a time (`DepthReader::for_each_resolved`), from
 //! the few passes that touched it.
@@ -24,6 +25,9 @@ const LEVEL: i32 = 1;
 const WON: u16 = u16::MAX;
 /// The depth that marks the records of lost entries.
 const LOST: u16 = u16::MAX - 1;
+/// The depth that marks the records of the entries with a winning capture
+/// (`DepthLog::append_capture_wins`). Every depth below it is a pass's.
+const CAPTURE_WINS: u16 = u16::MAX - 2;
 
 #[derive(Clone, Copy, Debug)]
 struct Record {
@@ -68,7 +72,7 @@ impl DepthLog {
         depth: u16,
         bits: Plane<P>,
     ) -> io::Result<()> {
-        debug_assert!(depth < LOST);
+        debug_assert!(depth < CAPTURE_WINS);
         self.write(half, depth, bits)
     }
 
@@ -80,6 +84,15 @@ impl DepthLog {
     /// Records which entries of half `half` are lost.
     pub fn append_lost<const P: usize>(&mut self, half: Half, bits: Plane<P>) -> io::Result<()> {
         self.write(half, LOST, bits)
+    }
+
+    /// Records which entries of half `half` have a capture to a position the opponent loses.
+    pub fn append_capture_wins<const P: usize>(
+        &mut self,
+        half: Half,
+        bits: Plane<P>,
+    ) -> io::Result<()> {
+        self.write(half, CAPTURE_WINS, bits)
     }
 
     fn write<const P: usize>(&mut self, half: Half, depth: u16, bits: Plane<P>) -> io::Result<()> {
@@ -116,7 +129,7 @@ impl DepthLog {
                 len: bytes.len() as u32,
             });
             self.written += bytes.len() as u64;
-            if depth < LOST {
+            if depth < CAPTURE_WINS {
                 self.deepest = self.deepest.max(depth);
             }
         }
@@ -176,8 +189,18 @@ impl DepthReader {
         depth: u16,
         f: impl Fn(u64) + Sync,
     ) -> io::Result<()> {
-        debug_assert!(depth < LOST);
+        debug_assert!(depth < CAPTURE_WINS);
         self.for_each_marked(half, depth, f)
+    }
+
+    /// Calls `f(w, bits)` (in parallel) for every word `w` of half `half`'s entries with a
+    /// winning capture (`DepthLog::append_capture_wins`) that holds one, `bits` those of it.
+    pub fn for_each_capture_win_word(
+        &self,
+        half: Half,
+        f: impl Fn(usize, u64) + Sync,
+    ) -> io::Result<()> {
+        self.for_each_marked_word(half, CAPTURE_WINS, f)
     }
 
     /// Calls `f(entry)` (in parallel) for every entry of half `half` that was lost.
@@ -186,6 +209,20 @@ impl DepthReader {
     }
 
     fn for_each_marked(&self, half: Half, depth: u16, f: impl Fn(u64) + Sync) -> io::Result<()> {
+        self.for_each_marked_word(half, depth, |w, mut bits| {
+            while bits != 0 {
+                f(w as u64 * 64 + bits.trailing_zeros() as u64);
+                bits &= bits - 1;
+            }
+        })
+    }
+
+    fn for_each_marked_word(
+        &self,
+        half: Half,
+        depth: u16,
+        f: impl Fn(usize, u64) + Sync,
+    ) -> io::Result<()> {
         let map = self.map.as_deref().unwrap_or(&[]);
         self.records
             .par_iter()
@@ -199,7 +236,13 @@ impl DepthReader {
                     let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
                     words.resize(SEGMENT_WORDS * 8, 0);
                     let n = dctx.decompress_to_buffer(src, words)?;
-                    for_each_bit(&words[..n], r.segment as u64 * SEGMENT, &f);
+                    let first = r.segment as usize * SEGMENT_WORDS;
+                    for (w, chunk) in words[..n].chunks_exact(8).enumerate() {
+                        let bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                        if bits != 0 {
+                            f(first + w, bits);
+                        }
+                    }
                     Ok(())
                 },
             )
@@ -228,7 +271,7 @@ impl DepthReader {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
             dctx.decompress_to_buffer(src, won)?;
         }
-        for r in records.filter(|r| r.depth < LOST) {
+        for r in records.filter(|r| r.depth < CAPTURE_WINS) {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
             words.resize(SEGMENT_WORDS * 8, 0);
             let n = dctx.decompress_to_buffer(src, words)?;

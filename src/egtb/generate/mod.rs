@@ -16,7 +16,10 @@
 //!   entries logged to disk (`depth_log`, about 0.1 byte an entry per metric), so that
 //!   nothing of a solve stays in memory after it. DTM is solved first; DTZ and DTZ50 take its
 //!   mates and, in one more bit an entry, its losses: only those can be lost, so their passes
-//!   check no other entry move by move (KBBKN's DTZ: 22% less time). Where the memory
+//!   check no other entry move by move (KBBKN's DTZ: 22% less time). Their first pass also
+//!   reads from DTM's log the entries with a capture to a position the opponent loses, which
+//!   DTM recorded as it un-captured them, instead of un-capturing every sub-table position
+//!   again (`BitmapSolver::reads_capture_wins`). Where the memory
 //!   allows, a half also keeps a counter (four bits) an entry, so that an entry once counted is
 //!   checked again only when its last quiet move is found to lose (`bitmaps::Counting`).
 //!   Where the layout's last man is alone (KQRKBN's knight), a word of a plane is one frame
