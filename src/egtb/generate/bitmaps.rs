@@ -1119,19 +1119,7 @@ impl BitmapSolver<'_> {
                     marked_broken[ph] += self.pull_wins(&state, h, &won[ph]);
                 }
                 self.frontier(&state, h, pull, &won[ph]);
-                let wins_read = n == 0 && self.reads_capture_wins(pred);
-                if wins_read {
-                    let earlier = self.earlier.expect("read from DTM's log");
-                    let b = &state.bits[ph];
-                    let read = AtomicU64::new(0);
-                    earlier
-                        .log
-                        .for_each_capture_win_word(pred, |w, mask| {
-                            read.fetch_add(win_word(b, w, mask), Relaxed);
-                        })
-                        .map_err(io)?;
-                    won[ph].fetch_add(read.into_inner(), Relaxed);
-                }
+                let wins_read = n == 0 && self.win_recorded_captures(&state, pred, &won[ph])?;
                 let captures_only = n == 0 && self.mark_captures_only(&state, pred);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
                     self.seed(&state, s, n, [wins_read, captures_only], &won[ph]);
@@ -1498,6 +1486,28 @@ impl BitmapSolver<'_> {
                 }
                 fresh.fetch_add(done, Relaxed);
             });
+    }
+
+    /// The first pass's wins of half `h` by a capture to a position Y loses, read from DTM's
+    /// record where this solve reads it (`reads_capture_wins`); false, and nothing won, where
+    /// it does not.
+    fn win_recorded_captures(
+        &self,
+        state: &PassState,
+        h: Half,
+        fresh: &AtomicU64,
+    ) -> Result<bool, GenError> {
+        let Some(earlier) = self.earlier.filter(|_| self.reads_capture_wins(h)) else {
+            return Ok(false);
+        };
+        let b = &state.bits[h as usize];
+        earlier
+            .log
+            .for_each_capture_win_word(h, |w, mask| {
+                fresh.fetch_add(win_word(b, w, mask), Relaxed);
+            })
+            .map_err(|e| GenError::Io(earlier.log.path().to_path_buf(), e))?;
+        Ok(true)
     }
 
     /// The first pass's candidates of half `h` that the un-captures from the sub-table

@@ -182,6 +182,11 @@ impl DepthReader {
         self.deepest
     }
 
+    /// The log's file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Calls `f(entry)` (in parallel) for every entry of half `half` resolved at `depth`.
     pub fn for_each_at_depth(
         &self,
@@ -209,12 +214,7 @@ impl DepthReader {
     }
 
     fn for_each_marked(&self, half: Half, depth: u16, f: impl Fn(u64) + Sync) -> io::Result<()> {
-        self.for_each_marked_word(half, depth, |w, mut bits| {
-            while bits != 0 {
-                f(w as u64 * 64 + bits.trailing_zeros() as u64);
-                bits &= bits - 1;
-            }
-        })
+        self.for_each_marked_word(half, depth, |w, bits| for_each_bit(w, bits, &f))
     }
 
     fn for_each_marked_word(
@@ -236,13 +236,7 @@ impl DepthReader {
                     let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
                     words.resize(SEGMENT_WORDS * 8, 0);
                     let n = dctx.decompress_to_buffer(src, words)?;
-                    let first = r.segment as usize * SEGMENT_WORDS;
-                    for (w, chunk) in words[..n].chunks_exact(8).enumerate() {
-                        let bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-                        if bits != 0 {
-                            f(first + w, bits);
-                        }
-                    }
+                    for_each_word(&words[..n], r.segment as usize * SEGMENT_WORDS, &f);
                     Ok(())
                 },
             )
@@ -275,23 +269,33 @@ impl DepthReader {
             let src = &map[r.offset as usize..r.offset as usize + r.len as usize];
             words.resize(SEGMENT_WORDS * 8, 0);
             let n = dctx.decompress_to_buffer(src, words)?;
-            for_each_bit(&words[..n], segment * SEGMENT, |i| {
-                let k = i - segment * SEGMENT;
-                f(i, r.depth, won[(k / 8) as usize] >> (k % 8) & 1 != 0);
+            for_each_word(&words[..n], (segment * SEGMENT) as usize / 64, |w, bits| {
+                for_each_bit(w, bits, |i| {
+                    let k = i - segment * SEGMENT;
+                    f(i, r.depth, won[(k / 8) as usize] >> (k % 8) & 1 != 0);
+                })
             });
         }
         Ok(())
     }
 }
 
-/// Calls `f(first + k)` for every bit k set in a record's bytes.
-fn for_each_bit(bytes: &[u8], first: u64, mut f: impl FnMut(u64)) {
+/// Calls `f(w, bits)` for every word of a record's bytes with a bit set, `w` counted from
+/// `first`.
+fn for_each_word(bytes: &[u8], first: usize, mut f: impl FnMut(usize, u64)) {
     for (w, chunk) in bytes.chunks_exact(8).enumerate() {
-        let mut bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        while bits != 0 {
-            f(first + w as u64 * 64 + bits.trailing_zeros() as u64);
-            bits &= bits - 1;
+        let bits = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        if bits != 0 {
+            f(first + w, bits);
         }
+    }
+}
+
+/// Calls `f(entry)` for every bit set in `bits`, word `w` of a bitmap.
+fn for_each_bit(w: usize, mut bits: u64, mut f: impl FnMut(u64)) {
+    while bits != 0 {
+        f(w as u64 * 64 + bits.trailing_zeros() as u64);
+        bits &= bits - 1;
     }
 }
 
