@@ -617,6 +617,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         let (dtm, dtz) = (values[0], values[1]);
         let dtz50 = match values.get(2) {
             Some(v) => *v,
+            None if !capped => dtz,
             None => {
                 capped_values.clear();
                 capped_values.par_extend(dtz.par_iter().map(|&v| dtz50_of(v)));
