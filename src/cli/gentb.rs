@@ -51,6 +51,10 @@ pub struct GentbArgs {
     /// moves of the entries left open (for comparisons).
     #[arg(long)]
     pub no_pull: bool,
+    /// Print each pass of a bitmap solve to standard error: the losses and open entries that
+    /// chose between pulling and pushing, and the seconds of each step (for tuning).
+    #[arg(long)]
+    pub pass_times: bool,
     /// Time the named endgames (default: the benchmark set) with 1 and 2 threads.
     #[arg(long, conflicts_with_all = ["verify", "men"])]
     pub bench: bool,
@@ -161,6 +165,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         } else {
             Pulling::Chosen
         },
+        pass_times: args.pass_times,
         ..GenOptions::new(&dir)
     };
     if args.bench {

@@ -37,7 +37,10 @@
 //! - a pass whose frontier holds more losses than the other half has entries left open finds
 //!   its wins the other way round (`pull_wins`): each open entry's moves, won if one reaches a
 //!   loss, instead of the un-moves from every loss, most of which reach entries won long ago.
-//!   Which way costs less is estimated from a sample of the half's entries (`OpenEntries`).
+//!   Which way costs less is estimated from a sample of the half's entries (`OpenEntries`)
+//!   until the half's first pull, and after it from words, the unit both ways work in: those
+//!   the last pull left open against the frontier's words with a loss (`PullChoice`, its
+//!   weights from the steps' seconds that `gentb --pass-times` prints).
 //!   KQRKB's DTZ pulls two of its passes: 0.83 of the time. The first pull of a half marks
 //!   the broken entries it decodes as won, so that later pulls pass over them by the word
 //!   (KQRKB: 68 M of White's 121 M live entries), which makes pulling the cheaper way in
@@ -384,6 +387,27 @@ impl<'a> Reached<'a> {
         self.count = 0;
         done
     }
+}
+
+/// A count kept by one task and added to `total` when the task drops it: one locked add a block
+/// of words, where one a word would have the threads fight over the total's line.
+struct TaskCount<'a> {
+    n: u64,
+    total: &'a AtomicU64,
+}
+
+impl Drop for TaskCount<'_> {
+    fn drop(&mut self) {
+        self.total.fetch_add(self.n, Relaxed);
+    }
+}
+
+/// The words of a pull (`BitmapSolver::pull_wins`): those whose open entries' moves it made,
+/// and of them those it left with an open entry.
+#[derive(Default)]
+struct OpenWords {
+    read: AtomicU64,
+    left: AtomicU64,
 }
 
 /// One plane of a `Bits`, read word by word (`depth_log`).
@@ -766,6 +790,29 @@ pub struct BitmapSolver<'a> {
     pub counting: Counting,
     /// How the wins of a pass are found (`Pulling`).
     pub pulling: Pulling,
+    /// Print each pass's steps, their seconds and what decided the pull (`PassTimes`).
+    pub pass_times: bool,
+}
+
+/// One half's step of a pass as `gentb --pass-times` prints it: what `pull_costs_less` saw,
+/// what the pass found, and the seconds of each step, so that the choice between pulling and
+/// pushing can be checked against what each cost.
+#[derive(Default)]
+struct PassTimes {
+    pulled: bool,
+    /// The other half's frontier: its losses (entries, and words that hold one).
+    losses: u64,
+    loss_words: u64,
+    /// The predecessors' half: valid entries left open (estimated), and the words a pull read
+    /// with an open entry.
+    open_valid: u64,
+    open_words: u64,
+    won: u64,
+    lost: u64,
+    pull: f64,
+    frontier: f64,
+    seeds: f64,
+    checks: f64,
 }
 
 /// How a pass finds the entries its frontier's losses make won.
@@ -998,6 +1045,13 @@ impl BitmapSolver<'_> {
         on_pass: &(dyn Fn(u32, u64) + Sync),
     ) -> Result<Resolved, GenError> {
         let io = |e: io::Error| GenError::Io(log_path.to_path_buf(), e);
+        // The seconds of the steps before the first pass, for `pass_times`.
+        let mut clock = std::time::Instant::now();
+        let mut setup = Vec::new();
+        let mut lap = |step: &'static str| {
+            setup.push((step, clock.elapsed().as_secs_f64()));
+            clock = std::time::Instant::now();
+        };
         let layout = self.layout;
         let counted = self.counted_halves();
         let half_bits = |h: Half| {
@@ -1007,23 +1061,27 @@ impl BitmapSolver<'_> {
         };
         let mut bits = [half_bits(Half::Wtm)?, half_bits(Half::Btm)?];
         let seeds = self.seeds()?;
+        lap("seeds");
         let mut log = DepthLog::create(log_path).map_err(io)?;
 
         if let Some(earlier) = self.earlier {
             for h in Half::BOTH {
                 let losable = Bits::new(layout.size(h))?;
+                // A word at a time: KQRKBN's DTZ spent 8 s setting its 3.8 G bits one by one.
                 earlier
                     .log
-                    .for_each_lost(h, |i| {
-                        losable.set(0, i);
+                    .for_each_lost_word(h, |w, bits| {
+                        losable.set_word(0, w, bits);
                     })
                     .map_err(io)?;
                 bits[h as usize].losable = Some(losable);
             }
+            lap("losable");
         }
 
         let counts_path = log_path.with_extension("counts");
         let quiet = self.precount(&mut bits, &counts_path)?;
+        lap("counters");
         if self.earlier.is_none() {
             for h in Half::BOTH {
                 let b = &mut bits[h as usize];
@@ -1049,6 +1107,7 @@ impl BitmapSolver<'_> {
         let mut lost_now = [0u64; 2];
         // Per half: its broken entries that a pull has marked won (`pull_wins`).
         let mut marked_broken = [0u64; 2];
+        let mut choice = PullChoice::default();
         for h in Half::BOTH {
             let b = &bits[h as usize];
             let mates = AtomicU64::new(0);
@@ -1076,8 +1135,10 @@ impl BitmapSolver<'_> {
             resolved.fetch_add(mates, Relaxed);
             (resolved_in[h as usize], lost_now[h as usize]) = (mates, mates);
         }
+        lap("mates");
         on_pass(0, resolved.load(Relaxed));
         let open = Half::BOTH.map(|h| OpenEntries::sample(layout, h));
+        lap("sample");
         // Which kinds of entry each depth resolved: the values' range, known before the files
         // are written (their width).
         let mut kinds = vec![if resolved.load(Relaxed) > 0 {
@@ -1096,35 +1157,66 @@ impl BitmapSolver<'_> {
         } else {
             u16::MAX / 4
         };
+        if self.pass_times {
+            let steps: Vec<String> = setup.iter().map(|(s, t)| format!("{s} {t:.2} s")).collect();
+            eprintln!(
+                "{} {} before the passes: {}",
+                self.material,
+                self.metric.name(),
+                steps.join(", ")
+            );
+        }
         let mut n: u16 = 0;
         while n < cap {
             let won = [AtomicU64::new(0), AtomicU64::new(0)];
             let lost = [AtomicU64::new(0), AtomicU64::new(0)];
+            let mut times: [PassTimes; 2] = Default::default();
             for h in Half::BOTH {
                 // Y = the side to move of `h`: its positions at depth n, in this table and in
                 // the sub-tables its opponent captures into. Predecessors of losses are won
                 // at once; those of wins are checked once each, after all are marked.
                 let pred = Half::of(!h.stm());
                 let ph = pred as usize;
+                let losses = lost_now[h as usize];
                 let pull = match self.pulling {
-                    Pulling::Chosen => open[ph].pull_costs_less(
-                        resolved_in[ph],
-                        marked_broken[ph],
-                        lost_now[h as usize],
-                    ),
+                    Pulling::Chosen => choice.pull_costs_less(h, n, losses).unwrap_or_else(|| {
+                        open[ph].pull_costs_less(resolved_in[ph], marked_broken[ph], losses)
+                    }),
                     Pulling::Never => false,
-                    Pulling::Always => lost_now[h as usize] > 0,
+                    Pulling::Always => losses > 0,
                 };
+                let (loss_words, open_words) = (AtomicU64::new(0), OpenWords::default());
+                let mut clock = std::time::Instant::now();
+                let mut lap = || std::mem::replace(&mut clock, std::time::Instant::now());
                 if pull {
-                    marked_broken[ph] += self.pull_wins(&state, h, &won[ph]);
+                    marked_broken[ph] += self.pull_wins(&state, h, &won[ph], &open_words);
                 }
-                self.frontier(&state, h, pull, &won[ph]);
+                let t_pull = lap().elapsed().as_secs_f64();
+                self.frontier(&state, h, pull, &won[ph], &loss_words);
+                let t_frontier = lap().elapsed().as_secs_f64();
                 let wins_read = n == 0 && self.win_recorded_captures(&state, pred, &won[ph])?;
                 let captures_only = n == 0 && self.mark_captures_only(&state, pred);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
                     self.seed(&state, s, n, [wins_read, captures_only], &won[ph]);
                 }
+                let t_seeds = lap().elapsed().as_secs_f64();
                 self.check_candidates(&state, h, n, inexact, &lost[ph]);
+                let loss_words = loss_words.into_inner();
+                let left = open_words.left.into_inner();
+                choice.saw(h, n, losses, loss_words, pull.then_some(left));
+                times[ph] = PassTimes {
+                    pulled: pull,
+                    losses,
+                    loss_words,
+                    open_valid: open[ph].valid.saturating_sub(resolved_in[ph]),
+                    open_words: open_words.read.into_inner(),
+                    won: won[ph].load(Relaxed),
+                    lost: lost[ph].load(Relaxed),
+                    pull: t_pull,
+                    frontier: t_frontier,
+                    seeds: t_seeds,
+                    checks: lap().elapsed().as_secs_f64(),
+                };
             }
             let won = won.map(AtomicU64::into_inner);
             let lost = lost.map(AtomicU64::into_inner);
@@ -1136,9 +1228,13 @@ impl BitmapSolver<'_> {
             for b in state.bits.iter_mut() {
                 b.now = b.next();
             }
+            let clock = std::time::Instant::now();
             for h in Half::BOTH {
                 let b = &state.bits[h as usize];
                 log.append(h, n + 1, b.bits.plane(b.now)).map_err(io)?;
+            }
+            if self.pass_times {
+                self.print_pass_times(n, &times, clock.elapsed().as_secs_f64());
             }
             kinds.push(if won > 0 { WON_KIND } else { 0 } | if lost > 0 { LOST_KIND } else { 0 });
             let done = won + lost;
@@ -1169,6 +1265,36 @@ impl BitmapSolver<'_> {
             quiet,
             capture_wins,
         })
+    }
+
+    /// Prints pass `n`'s steps of both halves (`PassTimes`) and the seconds its depth logs took.
+    fn print_pass_times(&self, n: u16, times: &[PassTimes; 2], log_seconds: f64) {
+        for h in Half::BOTH {
+            let t = &times[h as usize];
+            eprintln!(
+                "{} {} pass {n} {}: {} losses {} ({} words), open {} ({} words read); \
+                 won {} lost {}; pull {:.2} s frontier {:.2} s seeds {:.2} s checks {:.2} s",
+                self.material,
+                self.metric.name(),
+                h.name(),
+                if t.pulled { "pull" } else { "push" },
+                t.losses,
+                t.loss_words,
+                t.open_valid,
+                t.open_words,
+                t.won,
+                t.lost,
+                t.pull,
+                t.frontier,
+                t.seeds,
+                t.checks,
+            );
+        }
+        eprintln!(
+            "{} {} pass {n}: logs {log_seconds:.2} s",
+            self.material,
+            self.metric.name()
+        );
     }
 
     /// Starts counters of a half that keeps them before the first pass, each at its entry's
@@ -1347,35 +1473,53 @@ impl BitmapSolver<'_> {
     }
 
     /// Pass n for the frontier of half `h` (its entries resolved at depth n; cleared). Its
-    /// losses are passed over where the pass was `pulled` (`pull_wins`).
-    fn frontier(&self, state: &PassState, h: Half, pulled: bool, fresh: &AtomicU64) {
+    /// losses are passed over where the pass was `pulled` (`pull_wins`); `loss_words` counts
+    /// the words that hold one (`PullChoice`).
+    fn frontier(
+        &self,
+        state: &PassState,
+        h: Half,
+        pulled: bool,
+        fresh: &AtomicU64,
+        loss_words: &AtomicU64,
+    ) {
         let b = &state.bits[h as usize];
-        let init = || Reached::new(state);
-        let done = b.bits.drain_words(b.now, init, |reached, w, bits| {
-            let lost = b.bits.word(LOST, w).load(Relaxed);
-            let mut done = 0;
-            for (to_loss, bits) in [(true, bits & lost), (false, bits & !lost)] {
-                if bits == 0 || to_loss && pulled {
-                    continue;
-                }
-                reached.start(to_loss);
-                // A frame's entries at once where the layout allows, else one by one.
-                let by_word = for_each_pred_word(self.layout, h, w as u64, bits, |ph, pw, m| {
-                    done += reached.push_word(ph, pw, m, true);
-                });
-                if !by_word {
-                    for s in Bitboard(bits) {
-                        let idx = w as u64 * 64 + s.0 as u64;
-                        let pos = self.layout.decode_valid(h, idx);
-                        for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
-                            done += reached.push(ph, pi, true);
-                        });
+        let init = || {
+            let words = TaskCount {
+                n: 0,
+                total: loss_words,
+            };
+            (Reached::new(state), words)
+        };
+        let done = b
+            .bits
+            .drain_words(b.now, init, |(reached, words), w, bits| {
+                let lost = b.bits.word(LOST, w).load(Relaxed);
+                words.n += (bits & lost != 0) as u64;
+                let mut done = 0;
+                for (to_loss, bits) in [(true, bits & lost), (false, bits & !lost)] {
+                    if bits == 0 || to_loss && pulled {
+                        continue;
                     }
+                    reached.start(to_loss);
+                    // A frame's entries at once where the layout allows, else one by one.
+                    let by_word =
+                        for_each_pred_word(self.layout, h, w as u64, bits, |ph, pw, m| {
+                            done += reached.push_word(ph, pw, m, true);
+                        });
+                    if !by_word {
+                        for s in Bitboard(bits) {
+                            let idx = w as u64 * 64 + s.0 as u64;
+                            let pos = self.layout.decode_valid(h, idx);
+                            for_each_pred(self.layout, idx, &pos, false, |ph, pi| {
+                                done += reached.push(ph, pi, true);
+                            });
+                        }
+                    }
+                    done += reached.flush();
                 }
-                done += reached.flush();
-            }
-            done
-        });
+                done
+            });
         fresh.fetch_add(done, Relaxed);
     }
 
@@ -1388,15 +1532,17 @@ impl BitmapSolver<'_> {
     /// (KQRKB: 68 M of White's 121 M live entries). The first pull to find one marks it won,
     /// which no other reader of that bit can see: no move or un-move reaches a broken entry,
     /// and the values are read from the depths logged, which never hold it. Returns how many
-    /// it marked.
-    fn pull_wins(&self, state: &PassState, h: Half, fresh: &AtomicU64) -> u64 {
+    /// it marked. `words` counts the words whose open entries' moves it made (broken entries
+    /// have none), and of them those with an entry still open, no fewer than the next pull
+    /// will read (`PullChoice`).
+    fn pull_wins(&self, state: &PassState, h: Half, fresh: &AtomicU64, words: &OpenWords) -> u64 {
         let ph = Half::of(!h.stm());
         let (pb, sb) = (&state.bits[ph as usize], &state.bits[h as usize]);
         let next = sb.next();
         let open_move = |i: u64| !matches!(sb.bits.get2(LOST, next, i), (true, false));
         let marked = AtomicU64::new(0);
         let done = live_chunks(self.layout, ph, |range| {
-            let (mut done, mut broken) = (0, 0);
+            let (mut done, mut broken, mut read, mut left) = (0, 0, 0, 0);
             for w in (range.start / 64) as usize..range.end.div_ceil(64) as usize {
                 let base = w as u64 * 64;
                 let mut open =
@@ -1422,10 +1568,13 @@ impl BitmapSolver<'_> {
                                 pb.bits.set_word(pb.next(), w, won);
                             }
                             done += won.count_ones() as u64;
+                            read += 1;
+                            left += (open & !won != 0) as u64;
                             continue;
                         }
                     }
                 }
+                let (mut moved, mut still_open) = (false, false);
                 while open != 0 {
                     let i = base + open.trailing_zeros() as u64;
                     open &= open - 1;
@@ -1433,14 +1582,21 @@ impl BitmapSolver<'_> {
                         broken += pb.bits.set(WON, i) as u64;
                         continue;
                     };
+                    moved = true;
                     let legal = Legality::of(&pos);
-                    if !self.quiet_entries(i, &pos, &legal, sb, open_move) && pb.bits.set(WON, i) {
+                    if self.quiet_entries(i, &pos, &legal, sb, open_move) {
+                        still_open = true;
+                    } else if pb.bits.set(WON, i) {
                         pb.bits.set(pb.next(), i);
                         done += 1;
                     }
                 }
+                read += moved as u64;
+                left += still_open as u64;
             }
             marked.fetch_add(broken, Relaxed);
+            words.read.fetch_add(read, Relaxed);
+            words.left.fetch_add(left, Relaxed);
             done
         });
         fresh.fetch_add(done, Relaxed);
@@ -2002,6 +2158,50 @@ impl OpenEntries {
         let open_valid = self.valid.saturating_sub(resolved);
         let open = self.live.saturating_sub(resolved + marked);
         open_valid * self.moves + 2 * open + self.live / 64 < losses * self.moves
+    }
+}
+
+/// How a pass finds its wins once the half has been pulled: by the words each way reads, where
+/// `OpenEntries` counts entries. A pull makes the moves of the words with open entries (no more
+/// than the half's last pull left open: entries only close), a push the un-moves of the
+/// frontier's words with losses, each once for a word's 64 entries. Those words are estimated
+/// from the frontier's losses at the density of that half's last frontier of the same parity:
+/// passes alternate in kind (KQRKBN's DTZ: 20 losses a word at depth 2, 6 at depth 3, 17 at
+/// depth 4). KQRKBN's passes (`gentb --pass-times`) took 0.29-0.39 µs a word pulled and
+/// 0.40-0.47 µs a word pushed; by entries, DTZ pulled its third pass, 44.8 M words in 17.2 s,
+/// where a push of 7.2 M words would have taken about 3 s.
+#[derive(Default)]
+struct PullChoice {
+    /// Per half of predecessors: the words its last pull left with open entries.
+    open_words: [Option<u64>; 2],
+    /// Per half of the frontier and parity of the depth: losses per word with one, at the last
+    /// such frontier that had any.
+    density: [[Option<f64>; 2]; 2],
+}
+
+impl PullChoice {
+    /// The weights of a word pulled and a word pushed, from the times above.
+    const PULL: f64 = 4.0;
+    const PUSH: f64 = 5.0;
+
+    /// Does pulling the wins of the half before `h` from the `losses` of `h`'s frontier at
+    /// depth `n` cost less than pushing them? None before that half's first pull, which also
+    /// marks its broken entries (`pull_wins`).
+    fn pull_costs_less(&self, h: Half, n: u16, losses: u64) -> Option<bool> {
+        let open = self.open_words[Half::of(!h.stm()) as usize]?;
+        let density = self.density[h as usize][n as usize % 2].unwrap_or(1.0);
+        Some(Self::PULL * (open as f64) < Self::PUSH * losses as f64 / density)
+    }
+
+    /// What pass `n` from `h`'s frontier found: its `losses` in `loss_words` words, and the
+    /// words its pull left open if it pulled.
+    fn saw(&mut self, h: Half, n: u16, losses: u64, loss_words: u64, pulled: Option<u64>) {
+        if loss_words > 0 {
+            self.density[h as usize][n as usize % 2] = Some(losses as f64 / loss_words as f64);
+        }
+        if let Some(words) = pulled {
+            self.open_words[Half::of(!h.stm()) as usize] = Some(words);
+        }
     }
 }
 

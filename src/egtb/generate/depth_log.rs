@@ -208,9 +208,10 @@ impl DepthReader {
         self.for_each_marked_word(half, CAPTURE_WINS, f)
     }
 
-    /// Calls `f(entry)` (in parallel) for every entry of half `half` that was lost.
-    pub fn for_each_lost(&self, half: Half, f: impl Fn(u64) + Sync) -> io::Result<()> {
-        self.for_each_marked(half, LOST, f)
+    /// Calls `f(w, bits)` (in parallel) for every word `w` of half `half`'s entries that holds
+    /// an entry that was lost, `bits` those of it.
+    pub fn for_each_lost_word(&self, half: Half, f: impl Fn(usize, u64) + Sync) -> io::Result<()> {
+        self.for_each_marked_word(half, LOST, f)
     }
 
     fn for_each_marked(&self, half: Half, depth: u16, f: impl Fn(u64) + Sync) -> io::Result<()> {

@@ -105,6 +105,8 @@ pub struct GenOptions {
     pub counting: Counting,
     /// How a bitmap solve's passes find their wins (default: as each pass costs least).
     pub pulling: Pulling,
+    /// Print each bitmap pass's steps and their seconds to standard error.
+    pub pass_times: bool,
 }
 
 impl GenOptions {
@@ -120,6 +122,7 @@ impl GenOptions {
             bitmaps: false,
             counting: Counting::WhereMemoryAllows,
             pulling: Pulling::Chosen,
+            pass_times: false,
         }
     }
 
@@ -515,6 +518,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
             earlier,
             counting: opts.counting,
             pulling: opts.pulling,
+            pass_times: opts.pass_times,
         };
         solver.solve(&out.join(format!(".{}.log", metric.name())), &on_pass)
     };
