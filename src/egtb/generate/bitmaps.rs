@@ -815,6 +815,21 @@ struct PassTimes {
     checks: f64,
 }
 
+/// Seconds from one step to the next (`PassTimes`).
+struct Stopwatch(std::time::Instant);
+
+impl Stopwatch {
+    fn start() -> Stopwatch {
+        Stopwatch(std::time::Instant::now())
+    }
+
+    /// Seconds since the start or the last lap; starts the next.
+    fn lap(&mut self) -> f64 {
+        let now = std::time::Instant::now();
+        (now - std::mem::replace(&mut self.0, now)).as_secs_f64()
+    }
+}
+
 /// How a pass finds the entries its frontier's losses make won.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pulling {
@@ -1046,12 +1061,9 @@ impl BitmapSolver<'_> {
     ) -> Result<Resolved, GenError> {
         let io = |e: io::Error| GenError::Io(log_path.to_path_buf(), e);
         // The seconds of the steps before the first pass, for `pass_times`.
-        let mut clock = std::time::Instant::now();
+        let mut watch = Stopwatch::start();
         let mut setup = Vec::new();
-        let mut lap = |step: &'static str| {
-            setup.push((step, clock.elapsed().as_secs_f64()));
-            clock = std::time::Instant::now();
-        };
+        let mut lap = |step: &'static str| setup.push((step, watch.lap()));
         let layout = self.layout;
         let counted = self.counted_halves();
         let half_bits = |h: Half| {
@@ -1186,20 +1198,19 @@ impl BitmapSolver<'_> {
                     Pulling::Always => losses > 0,
                 };
                 let (loss_words, open_words) = (AtomicU64::new(0), OpenWords::default());
-                let mut clock = std::time::Instant::now();
-                let mut lap = || std::mem::replace(&mut clock, std::time::Instant::now());
+                let mut watch = Stopwatch::start();
                 if pull {
                     marked_broken[ph] += self.pull_wins(&state, h, &won[ph], &open_words);
                 }
-                let t_pull = lap().elapsed().as_secs_f64();
+                let t_pull = watch.lap();
                 self.frontier(&state, h, pull, &won[ph], &loss_words);
-                let t_frontier = lap().elapsed().as_secs_f64();
+                let t_frontier = watch.lap();
                 let wins_read = n == 0 && self.win_recorded_captures(&state, pred, &won[ph])?;
                 let captures_only = n == 0 && self.mark_captures_only(&state, pred);
                 for s in seeds.iter().filter(|s| s.mover != h.stm()) {
                     self.seed(&state, s, n, [wins_read, captures_only], &won[ph]);
                 }
-                let t_seeds = lap().elapsed().as_secs_f64();
+                let t_seeds = watch.lap();
                 self.check_candidates(&state, h, n, inexact, &lost[ph]);
                 let loss_words = loss_words.into_inner();
                 let left = open_words.left.into_inner();
@@ -1215,7 +1226,7 @@ impl BitmapSolver<'_> {
                     pull: t_pull,
                     frontier: t_frontier,
                     seeds: t_seeds,
-                    checks: lap().elapsed().as_secs_f64(),
+                    checks: watch.lap(),
                 };
             }
             let won = won.map(AtomicU64::into_inner);
@@ -1228,13 +1239,13 @@ impl BitmapSolver<'_> {
             for b in state.bits.iter_mut() {
                 b.now = b.next();
             }
-            let clock = std::time::Instant::now();
+            let mut watch = Stopwatch::start();
             for h in Half::BOTH {
                 let b = &state.bits[h as usize];
                 log.append(h, n + 1, b.bits.plane(b.now)).map_err(io)?;
             }
             if self.pass_times {
-                self.print_pass_times(n, &times, clock.elapsed().as_secs_f64());
+                self.print_pass_times(n, &times, watch.lap());
             }
             kinds.push(if won > 0 { WON_KIND } else { 0 } | if lost > 0 { LOST_KIND } else { 0 });
             let done = won + lost;
