@@ -6,6 +6,10 @@
 //! kills the process later, when the pages are touched. So a request is first compared with the
 //! memory the kernel says is available (`MemAvailable`, lowered by a cgroup v2 limit), and only
 //! then reserved fallibly.
+//!
+//! The generator's arrays of gigabytes (`HugeArray`) can be kept when dropped and handed out
+//! again to the next array of their size (`Recycling`), for the solves of one table one after
+//! the other.
 
 use std::fmt;
 
@@ -91,14 +95,19 @@ fn address_space_room(limits: Option<String>, status: Option<String>) -> Option<
 }
 
 /// Whether `bytes` more can be backed, leaving an eighth of what is available to the rest of the
-/// engine and the system (search stacks, mapped tables, the GUI beside us).
+/// engine and the system (search stacks, mapped tables, the GUI beside us). Arrays kept for
+/// reuse (`Recycling`) are given back first where they stand in the way.
 pub fn check(bytes: u64) -> Result<(), OutOfMemory> {
-    check_against(bytes, available_bytes())
+    match check_against(bytes, available_bytes()) {
+        Err(_) if release_recycled() > 0 => check_against(bytes, available_bytes()),
+        verdict => verdict,
+    }
 }
 
-/// Bytes that `check` would grant now (None where the available memory is not known).
+/// Bytes that `check` would grant now, the arrays kept for reuse counted as given back (None
+/// where the available memory is not known).
 pub fn usable_bytes() -> Option<u64> {
-    available_bytes().map(usable)
+    available_bytes().map(|a| usable(a + recycled_bytes()))
 }
 
 /// What may be taken of `available` bytes: an eighth stays for everything else.
@@ -159,6 +168,95 @@ unsafe impl Zeroable for std::sync::atomic::AtomicU8 {}
 // SAFETY: as above.
 unsafe impl Zeroable for std::sync::atomic::AtomicU16 {}
 
+/// The mappings of `HugeArray`s dropped while a `Recycling` lives, handed out again, zeroed, to
+/// arrays of the same size. Where the machine backs memory lazily (a virtual machine whose host
+/// backs a page at its first touch), a fresh page costs far more than a write: a quarter of
+/// KQRKBN's DTM count before its first pass went on the kernel's zeroing of fresh pages, and
+/// each solve of a build asks for arrays of the sizes the one before it freed.
+struct Recycled {
+    /// `Recycling`s alive.
+    users: usize,
+    maps: Vec<memmap2::MmapMut>,
+}
+
+static RECYCLED: std::sync::Mutex<Recycled> = std::sync::Mutex::new(Recycled {
+    users: 0,
+    maps: Vec::new(),
+});
+
+fn recycled() -> std::sync::MutexGuard<'static, Recycled> {
+    // A panic elsewhere leaves the list whole: each change is one push or remove.
+    RECYCLED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// While one lives, dropped `HugeArray`s are kept for reuse; when the last one goes, they are
+/// given back.
+pub struct Recycling(());
+
+impl Recycling {
+    pub fn begin() -> Recycling {
+        recycled().users += 1;
+        Recycling(())
+    }
+}
+
+impl Drop for Recycling {
+    fn drop(&mut self) {
+        let maps = {
+            let mut r = recycled();
+            r.users -= 1;
+            if r.users > 0 {
+                return;
+            }
+            std::mem::take(&mut r.maps)
+        };
+        drop(maps);
+    }
+}
+
+/// Gives back every array kept for reuse; the bytes they held.
+pub fn release_recycled() -> u64 {
+    let maps = std::mem::take(&mut recycled().maps);
+    maps.iter().map(|m| m.len() as u64).sum()
+}
+
+fn recycled_bytes() -> u64 {
+    recycled().maps.iter().map(|m| m.len() as u64).sum()
+}
+
+impl Recycled {
+    /// The kept mapping of exactly `bytes`, if there is one, no longer kept.
+    fn take(&mut self, bytes: usize) -> Option<memmap2::MmapMut> {
+        let at = self.maps.iter().position(|m| m.len() == bytes)?;
+        Some(self.maps.swap_remove(at))
+    }
+}
+
+/// A kept mapping of exactly `bytes`, zeroed.
+fn take_recycled(bytes: usize) -> Option<memmap2::MmapMut> {
+    let mut map = recycled().take(bytes)?;
+    zero_written(&mut map);
+    Some(map)
+}
+
+/// Zeroes `bytes` writing only the pages that hold something, so that pages never touched
+/// stay unbacked.
+fn zero_written(bytes: &mut [u8]) {
+    use rayon::prelude::*;
+    const PAGE: usize = 4096;
+    static ZEROS: [u8; PAGE] = [0; PAGE];
+    bytes
+        .par_chunks_mut(PAGE)
+        .with_min_len(64)
+        .for_each(|page| {
+            if page != &ZEROS[..page.len()] {
+                page.fill(0);
+            }
+        });
+}
+
 /// A zeroed array for tables of gigabytes read at random (the generator's bitmaps, the
 /// verifier's packed values). It is an anonymous mapping that asks the kernel for 2 MiB pages
 /// where it gives them on request (Linux's transparent huge pages in `madvise` mode): with
@@ -173,10 +271,15 @@ pub struct HugeArray<T: Zeroable> {
 impl<T: Zeroable> HugeArray<T> {
     pub fn zeroed(len: usize) -> Result<HugeArray<T>, OutOfMemory> {
         let bytes = len.saturating_mul(std::mem::size_of::<T>());
-        check(bytes as u64)?;
         let map = if bytes == 0 {
             None
+        } else if let Some(map) = take_recycled(bytes) {
+            Some(map)
         } else {
+            // Fresh memory beside arrays kept for sizes no longer asked for would raise the
+            // peak above the solve that freed them.
+            release_recycled();
+            check(bytes as u64)?;
             let map = memmap2::MmapMut::map_anon(bytes).map_err(|_| OutOfMemory {
                 requested: bytes as u64,
                 available: None,
@@ -221,9 +324,44 @@ impl<T: Zeroable> std::ops::DerefMut for HugeArray<T> {
     }
 }
 
+impl<T: Zeroable> Drop for HugeArray<T> {
+    fn drop(&mut self) {
+        if let Some(map) = self.map.take() {
+            let mut r = recycled();
+            if r.users > 0 {
+                r.maps.push(map);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kept mapping is taken by its size only, and comes back zeroed.
+    #[test]
+    fn recycled_mappings_come_back_by_size_zeroed() {
+        let map = |bytes: usize, fill: u8| {
+            let mut m = memmap2::MmapMut::map_anon(bytes).unwrap();
+            m[bytes / 3..].fill(fill);
+            m
+        };
+        let mut kept = Recycled {
+            users: 1,
+            maps: vec![map(3 << 20, 7), map(5000, 1)],
+        };
+        assert!(kept.take(4096).is_none());
+        let mut m = kept.take(3 << 20).unwrap();
+        assert_eq!(m[m.len() - 1], 7);
+        zero_written(&mut m);
+        assert!(m.iter().all(|&b| b == 0));
+        assert_eq!(kept.maps.len(), 1);
+        let mut m = kept.take(5000).unwrap();
+        zero_written(&mut m);
+        assert!(m.iter().all(|&b| b == 0));
+        assert!(kept.maps.is_empty());
+    }
 
     #[test]
     fn reads_mem_available() {

@@ -15,9 +15,11 @@
 //!   checks for 16 M losses). Where four bits an entry fit beside the bitmaps under 16 GiB
 //!   (`Counting`, `Nibbles`, in the line of the entry's bits), a half keeps a counter: the
 //!   first check of an entry with at most 14 moves not yet known to lose counts them (up to
-//!   28 in DTM's half that loses most, with a carry bit an entry, `HalfBits::carry`; in a
-//!   later solve, an entry with more quiet moves starts inexact at 14,
-//!   `BitmapSolver::inexact_counts`), each later win of a successor counts it down,
+//!   28 in DTM's half that loses most, with a carry bit an entry, `HalfBits::carry`, and in
+//!   a later solve's half that starts at DTM's quiet counts where the bit fits, as it does in
+//!   KQRKBN's DTZ once White's few losses are kept as words, `Losable`; an entry with more
+//!   quiet moves starts inexact at 14, `BitmapSolver::inexact_counts`), each later win of a
+//!   successor counts it down,
 //!   and the entry is lost when it reaches zero, with no check at all. Captures count too,
 //!   counted down by the un-captures from the sub-tables' positions in the pass of their depth
 //!   (`counts_captures`); before, a counted entry was still checked capture by capture each
@@ -92,7 +94,7 @@ use rayon::prelude::*;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{
-    AtomicBool, AtomicU32, AtomicU64, AtomicUsize,
+    AtomicBool, AtomicU16, AtomicU32, AtomicU64, AtomicUsize,
     Ordering::{Acquire, Relaxed, Release},
 };
 
@@ -236,20 +238,6 @@ impl<const P: usize> Bits<P> {
                 f(b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words))
             })
             .sum()
-    }
-
-    /// Calls `f(i)` for every set bit `i` of `plane` (in parallel), leaving them set.
-    fn for_each_set(&self, plane: usize, f: impl Fn(u64) + Sync) {
-        self.marked_blocks(plane, false, |words| {
-            for w in words {
-                let mut bits = self.word(plane, w).load(Relaxed);
-                while bits != 0 {
-                    f((w * 64) as u64 + bits.trailing_zeros() as u64);
-                    bits &= bits - 1;
-                }
-            }
-            0
-        });
     }
 
     /// Clears every set bit of `plane`, calling `f(state, w, bits)` for each word `w` with bits
@@ -447,7 +435,7 @@ struct HalfBits {
     /// The plane of depth n: `FRONTIERS[0]` or `FRONTIERS[1]`.
     now: usize,
     /// The entries that can be lost (`BitmapSolver::earlier`); all, if not known.
-    losable: Option<Bits<1>>,
+    losable: Option<Losable>,
     /// A second digit of the counters, in DTM's counted half that loses most (`precount`):
     /// set where the counter holds the entry's open moves less `MAX_OPEN`, so that counts up
     /// to `MAX_CARRIED` are exact (`HalfBits::count_down_word`). It takes the bit an entry
@@ -457,6 +445,113 @@ struct HalfBits {
     /// opponent loses, which the later solves win at their first pass from DTM's log instead
     /// of un-capturing every such position again (`BitmapSolver::reads_capture_wins`).
     capture_wins: Option<Bits<1>>,
+}
+
+/// The entries of a half that can be lost in a later solve: DTM's losses, one bit an entry,
+/// or, where they are few, their words in order. KQRKBN's White lost 82,840 of its 5.7 G
+/// entries: 924 MiB of bitmap (the pages it touches) for at most 1.3 MB of words, room that
+/// Black's counters carry in (`BitmapSolver::counted_halves`).
+enum Losable {
+    Dense(Bits<1>),
+    Sparse {
+        /// The words that hold a loss, in order, and their bits.
+        words: Vec<(u64, u64)>,
+        /// A bit per `BLOCK_WORDS` words, set where one of them holds a loss: most words
+        /// looked up hold none, and are told so without a search.
+        blocks: Vec<u64>,
+    },
+}
+
+impl Losable {
+    /// Are `lost` entries of half `h` few enough to be kept as words (`Sparse`)? Sixteen
+    /// bytes for at most one word each, against a sixteenth of the bitmap's bytes.
+    fn sparse_fits(layout: &Layout, h: Half, lost: u64) -> bool {
+        lost.saturating_mul(16) <= touched_bytes(layout, h, 1) / 16
+    }
+
+    /// The half's losses from `earlier`'s log.
+    fn read(layout: &Layout, h: Half, earlier: &Resolved) -> Result<Losable, GenError> {
+        let io = |e: io::Error| GenError::Io(earlier.log.path().to_path_buf(), e);
+        if !Self::sparse_fits(layout, h, earlier.lost[h as usize]) {
+            let bits = Bits::new(layout.size(h))?;
+            // A word at a time: KQRKBN's DTZ spent 8 s setting its 3.8 G bits one by one.
+            earlier
+                .log
+                .for_each_lost_word(h, |w, m| {
+                    bits.set_word(0, w, m);
+                })
+                .map_err(io)?;
+            return Ok(Losable::Dense(bits));
+        }
+        let words = std::sync::Mutex::new(Vec::new());
+        earlier
+            .log
+            .for_each_lost_word(h, |w, m| {
+                words
+                    .lock()
+                    .expect("no panic holding it")
+                    .push((w as u64, m));
+            })
+            .map_err(io)?;
+        let words = words.into_inner().expect("no panic holding it");
+        Ok(Losable::from_words(layout.size(h), words))
+    }
+
+    /// The `Sparse` set of `entries` entries whose words hold `words` (each word once).
+    fn from_words(entries: u64, mut words: Vec<(u64, u64)>) -> Losable {
+        words.sort_unstable();
+        let mut blocks = vec![0u64; entries.div_ceil(64 * BLOCK_WORDS as u64 * 64) as usize];
+        for &(w, _) in &words {
+            let b = w as usize / BLOCK_WORDS;
+            blocks[b / 64] |= 1 << (b % 64);
+        }
+        Losable::Sparse { words, blocks }
+    }
+
+    /// The losable entries of word `w`.
+    #[inline(always)]
+    fn word(&self, w: usize) -> u64 {
+        match self {
+            Losable::Dense(bits) => bits.word(0, w).load(Relaxed),
+            Losable::Sparse { words, blocks } => {
+                let b = w / BLOCK_WORDS;
+                if blocks[b / 64] >> (b % 64) & 1 == 0 {
+                    return 0;
+                }
+                words
+                    .binary_search_by_key(&(w as u64), |&(k, _)| k)
+                    .map_or(0, |at| words[at].1)
+            }
+        }
+    }
+
+    /// Asks for the cache line of entry `i`'s bit, to be read soon.
+    #[inline(always)]
+    fn prefetch(&self, i: u64) {
+        if let Losable::Dense(bits) = self {
+            bits.prefetch(i);
+        }
+    }
+
+    /// Calls `f(w, bits)` for every word `w` that holds a losable entry (in parallel).
+    fn for_each_word(&self, f: impl Fn(usize, u64) + Sync) {
+        match self {
+            Losable::Dense(bits) => {
+                bits.marked_blocks(0, false, |words| {
+                    for w in words {
+                        let m = bits.word(0, w).load(Relaxed);
+                        if m != 0 {
+                            f(w, m);
+                        }
+                    }
+                    0
+                });
+            }
+            Losable::Sparse { words, .. } => {
+                words.par_iter().for_each(|&(w, m)| f(w as usize, m));
+            }
+        }
+    }
 }
 
 /// The carry bits of a half's counters and the locks under which they are taken.
@@ -748,6 +843,8 @@ pub struct Resolved {
     /// Per half: the log holds its entries with a capture to a position the opponent loses
     /// (`HalfBits::capture_wins`).
     capture_wins: [bool; 2],
+    /// Per half: how many entries it lost.
+    lost: [u64; 2],
 }
 
 const WON_KIND: u8 = 1;
@@ -938,14 +1035,23 @@ impl BitmapSolver<'_> {
         side_value(&self.material, h) < side_value(&self.material, Half::of(!h.stm()))
     }
 
+    /// DTM's quiet counts, where this later solve starts its counters at them: it counts no
+    /// capture.
+    fn quiet_counts(&self) -> Option<&MoveCounts> {
+        self.earlier
+            .and_then(|e| e.quiet.as_ref())
+            .filter(|_| !self.counts_captures())
+    }
+
     /// Which counters `precount` started at `MAX_OPEN`, below their entries' moves: in a
-    /// later solve that counts no capture and so starts them at DTM's quiet counts, those past
-    /// `MAX_OPEN` there. (DTM's own counts are exact, with a carry up to `MAX_CARRIED`.)
-    fn inexact_counts(&self) -> Inexact<'_> {
-        match self.earlier {
-            Some(e) => match e.quiet.as_ref().filter(|_| !self.counts_captures()) {
-                Some(q) => Inexact::PastQuiet(q),
-                None => Inexact::Nowhere,
+    /// later solve that starts them at DTM's quiet counts, those past what its counters hold
+    /// (`MAX_OPEN`, or `MAX_CARRIED` in the half `carried`). (DTM's own counts are exact, with
+    /// a carry up to `MAX_CARRIED`.)
+    fn inexact_counts(&self, carried: Option<Half>) -> Inexact<'_> {
+        match self.quiet_counts() {
+            Some(q) => Inexact::PastQuiet {
+                counts: q,
+                carries: carried == Some(q.half()),
             },
             None => Inexact::Nowhere,
         }
@@ -956,15 +1062,30 @@ impl BitmapSolver<'_> {
     /// and so the most candidates). Without a counter, a predecessor of a win is checked move
     /// by move each time one of its successors is won (KBBKN's DTM: 125 M checks for 16 M
     /// losses); with one, it is lost when its last move is found to lose.
-    fn counted_halves(&self) -> [bool; 2] {
+    ///
+    /// And which half of a later solve carries its counters started at DTM's quiet counts
+    /// (`HalfBits::carry`, one bit an entry more, where it fits after the counters), so that
+    /// they start exact up to `MAX_CARRIED` quiet moves: KQRKBN's Black (king, bishop and
+    /// knight) mostly has more than `MAX_OPEN`, and its DTZ counted each such loss's moves
+    /// again at zero (93 s of checks).
+    fn counted_halves(&self) -> ([bool; 2], Option<Half>) {
         let mut out = [false; 2];
         if self.counting == Counting::Off {
-            return out;
+            return (out, None);
         }
         // Nothing of the solve is allocated yet: its bitmaps are taken off the memory
         // available here.
         let cap = crate::memory::usable_bytes().map_or(MEMORY_CAP, |u| u.min(MEMORY_CAP));
         let mut room = cap.saturating_sub(memory_bytes(self.layout, &self.material));
+        // A half whose losable entries are kept as words leaves its bit an entry free.
+        for h in Half::BOTH {
+            if self
+                .earlier
+                .is_some_and(|e| Losable::sparse_fits(self.layout, h, e.lost[h as usize]))
+            {
+                room += touched_bytes(self.layout, h, 1);
+            }
+        }
         let mut halves = Half::BOTH;
         halves.sort_by_key(|&h| (side_value(&self.material, h), h != Half::Btm));
         for h in halves {
@@ -977,7 +1098,11 @@ impl BitmapSolver<'_> {
                 room -= size;
             }
         }
-        out
+        let carried = self
+            .quiet_counts()
+            .map(MoveCounts::half)
+            .filter(|&h| out[h as usize] && touched_bytes(self.layout, h, 1) <= room);
+        (out, carried)
     }
 
     fn seeds(&self) -> Result<Vec<Seeds>, GenError> {
@@ -1007,12 +1132,26 @@ impl BitmapSolver<'_> {
             ),
             _ => self.zeroing_seed(table.result(half, idx).expect("entry in the file")),
         };
-        // Count by depth, then place each entry at its depth's cursor.
-        let counts = (0..size.div_ceil(CHUNK))
+        // DTM's values of the sub-table's side that its file leaves out take a one-ply search
+        // each (KQRKBN: 67 s to read each twice): each is read once, and kept as `1 + depth`,
+        // with `Y_WINS >> 16` where Y wins, 0 for none, while the entries are counted by
+        // depth, then placed at its depth's cursor. Results are read twice: a code for each
+        // entry is fresh memory, which costs more than reading them again (KQRKBN's DTZ: 18.1 s
+        // against 9.5 s).
+        const WINS: u16 = (Y_WINS >> 16) as u16;
+        let kept = self.metric == Metric::Dtm;
+        let codes = try_vec(if kept { size as usize } else { 0 }, || AtomicU16::new(0))?;
+        let chunks = size.div_ceil(CHUNK);
+        let counts = (0..chunks)
             .into_par_iter()
             .fold(Vec::<usize>::new, |mut c, k| {
                 for idx in k * CHUNK..((k + 1) * CHUNK).min(size) {
-                    if let Some((d, _)) = value(idx) {
+                    if let Some((d, y_wins)) = value(idx) {
+                        if kept {
+                            assert!(d < WINS - 1, "a seed's depth fits its code");
+                            let code = (d + 1) | if y_wins { WINS } else { 0 };
+                            codes[idx as usize].store(code, Relaxed);
+                        }
                         if c.len() <= d as usize {
                             c.resize(d as usize + 1, 0);
                         }
@@ -1034,9 +1173,16 @@ impl BitmapSolver<'_> {
         }
         let cursors: Vec<AtomicUsize> = starts.iter().map(|&s| AtomicUsize::new(s)).collect();
         let slots = try_vec(starts[counts.len()], || AtomicU32::new(0))?;
-        (0..size.div_ceil(CHUNK)).into_par_iter().for_each(|k| {
+        let seed = |idx: u64| {
+            if !kept {
+                return value(idx);
+            }
+            let code = codes[idx as usize].load(Relaxed);
+            (code != 0).then(|| ((code & !WINS) - 1, code & WINS != 0))
+        };
+        (0..chunks).into_par_iter().for_each(|k| {
             for idx in k * CHUNK..((k + 1) * CHUNK).min(size) {
-                if let Some((d, y_wins)) = value(idx) {
+                if let Some((d, y_wins)) = seed(idx) {
                     let at = cursors[d as usize].fetch_add(1, Relaxed);
                     slots[at].store(idx as u32 | if y_wins { Y_WINS } else { 0 }, Relaxed);
                 }
@@ -1065,7 +1211,7 @@ impl BitmapSolver<'_> {
         let mut setup = Vec::new();
         let mut lap = |step: &'static str| setup.push((step, watch.lap()));
         let layout = self.layout;
-        let counted = self.counted_halves();
+        let (counted, carried) = self.counted_halves();
         let half_bits = |h: Half| {
             let size = layout.size(h);
             // Where the mapping with counters is refused, the half goes without them.
@@ -1078,21 +1224,13 @@ impl BitmapSolver<'_> {
 
         if let Some(earlier) = self.earlier {
             for h in Half::BOTH {
-                let losable = Bits::new(layout.size(h))?;
-                // A word at a time: KQRKBN's DTZ spent 8 s setting its 3.8 G bits one by one.
-                earlier
-                    .log
-                    .for_each_lost_word(h, |w, bits| {
-                        losable.set_word(0, w, bits);
-                    })
-                    .map_err(io)?;
-                bits[h as usize].losable = Some(losable);
+                bits[h as usize].losable = Some(Losable::read(layout, h, earlier)?);
             }
             lap("losable");
         }
 
         let counts_path = log_path.with_extension("counts");
-        let quiet = self.precount(&mut bits, &counts_path)?;
+        let (quiet, premated) = self.precount(&mut bits, &counts_path, carried)?;
         lap("counters");
         if self.earlier.is_none() {
             for h in Half::BOTH {
@@ -1102,8 +1240,11 @@ impl BitmapSolver<'_> {
                 }
             }
         }
-        let inexact = self.inexact_counts();
+        let inexact = self.inexact_counts(carried);
         let cand = Bits::<1>::new(layout.size(Half::Wtm).max(layout.size(Half::Btm)))?;
+        // Every array of the solve is taken: those an earlier solve left that it did not take
+        // again go back.
+        crate::memory::release_recycled();
         let mut state = PassState {
             bits,
             cand,
@@ -1119,6 +1260,7 @@ impl BitmapSolver<'_> {
         let mut lost_now = [0u64; 2];
         // Per half: its broken entries that a pull has marked won (`pull_wins`).
         let mut marked_broken = [0u64; 2];
+        let mut lost_in = [0u64; 2];
         let mut choice = PullChoice::default();
         for h in Half::BOTH {
             let b = &bits[h as usize];
@@ -1130,6 +1272,8 @@ impl BitmapSolver<'_> {
             };
             if let Some(earlier) = self.earlier {
                 earlier.log.for_each_at_depth(h, 0, mated).map_err(io)?;
+            } else if let Some(found) = premated[h as usize] {
+                mates.fetch_add(found, Relaxed);
             } else {
                 // Only the live runs hold positions: KQRKBN's scan skips over a quarter of its
                 // entries.
@@ -1146,6 +1290,7 @@ impl BitmapSolver<'_> {
             let mates = mates.into_inner();
             resolved.fetch_add(mates, Relaxed);
             (resolved_in[h as usize], lost_now[h as usize]) = (mates, mates);
+            lost_in[h as usize] = mates;
         }
         lap("mates");
         on_pass(0, resolved.load(Relaxed));
@@ -1233,6 +1378,7 @@ impl BitmapSolver<'_> {
             let lost = lost.map(AtomicU64::into_inner);
             for h in 0..2 {
                 resolved_in[h] += won[h] + lost[h];
+                lost_in[h] += lost[h];
             }
             lost_now = lost;
             let (won, lost): (u64, u64) = (won.iter().sum(), lost.iter().sum());
@@ -1275,6 +1421,7 @@ impl BitmapSolver<'_> {
             kinds,
             quiet,
             capture_wins,
+            lost: lost_in,
         })
     }
 
@@ -1322,12 +1469,15 @@ impl BitmapSolver<'_> {
     ///   `counts_path` for the later solves; the counts are returned. This half's counters
     ///   carry (`HalfBits::carry`): KQRKBN's Black has up to 29 quiet moves, and a counter
     ///   started inexact at `MAX_OPEN` had its moves counted again at zero (its DTM's seventh
-    ///   pass: 214 M entries).
+    ///   pass: 214 M entries). An entry with no move it counts may be a mate: those that are
+    ///   are marked lost at depth 0 here, and their number returned for the half, which the
+    ///   mates' own scan then passes over (KQRKBN's took 39 s for both halves).
     fn precount(
         &self,
         bits: &mut [HalfBits; 2],
         counts_path: &Path,
-    ) -> Result<Option<MoveCounts>, GenError> {
+        carried: Option<Half>,
+    ) -> Result<(Option<MoveCounts>, [Option<u64>; 2]), GenError> {
         let io = |e: io::Error| GenError::Io(counts_path.to_path_buf(), e);
         let counts_captures = self.counts_captures();
         let code = |open: u32| {
@@ -1336,6 +1486,11 @@ impl BitmapSolver<'_> {
             } else {
                 NOT_COUNTED
             }
+        };
+        // A quiet count as the file keeps it: its nibble, and whether it carries.
+        let quiet_code = |quiet: u32| match quiet.checked_sub(MAX_OPEN as u32) {
+            Some(over @ 1..) if quiet <= MAX_CARRIED as u32 => (left(over as u8), true),
+            _ => (code(quiet), false),
         };
         // An entry's moves: its quiet ones, and those its counter counts.
         let count = |pos: &TbPosition| -> (u32, u32) {
@@ -1361,30 +1516,48 @@ impl BitmapSolver<'_> {
             }
         };
         let mut written = None;
+        let mut mates = [None; 2];
         for h in Half::BOTH {
             if bits[h as usize].counters().is_none() {
                 continue;
             }
-            if self.earlier.is_none() && self.loses_most(h) {
+            if self.earlier.is_none() && self.loses_most(h) || carried == Some(h) {
                 bits[h as usize].carry = Some(Carry::new(self.layout.size(h))?);
             }
             let b = &bits[h as usize];
             let c = &b.counters().expect("counted");
             if let Some(losable) = &b.losable {
                 // The quiet counts the first solve wrote serve where no capture is counted.
-                let stored = self
-                    .earlier
-                    .and_then(|e| e.quiet.as_ref())
-                    .filter(|q| q.half() == h && !counts_captures);
+                let stored = self.quiet_counts().filter(|q| q.half() == h);
                 match stored {
-                    Some(q) => losable.for_each_set(0, |i| start(c, i, first_count(q.get(i)))),
-                    None => losable.for_each_set(0, |i| {
-                        start(c, i, code(count(&self.layout.decode_valid(h, i)).1))
+                    // A word of counters at a time, in the counts' own layout: KQRKBN's DTZ
+                    // took 22.6 s to start its 3.8 G counters one by one. Without a carry
+                    // here, a count that carries in the file starts inexact.
+                    Some(q) => {
+                        losable.for_each_word(|w, mask| {
+                            let carries = q.carried_word(w as u64) & mask;
+                            let inexact = if b.carry.is_some() { 0 } else { carries };
+                            for part in (0..4).filter(|p| mask >> (16 * p) & 0xFFFF != 0) {
+                                let on = spread_nibbles(mask >> (16 * part)) * 0xF;
+                                let off = spread_nibbles(inexact >> (16 * part)) * 0xF;
+                                let counts = first_counts(q.word(w as u64, part as u64) & !off);
+                                c.start_word(w, part, counts & on);
+                            }
+                            if let Some(carry) = b.carry.as_ref().filter(|_| carries != 0) {
+                                carry.word(w as u64 * 64).fetch_or(carries, Relaxed);
+                            }
+                        });
+                    }
+                    None => losable.for_each_word(|w, mask| {
+                        for i in Bitboard(mask).map(|s| w as u64 * 64 + s.0 as u64) {
+                            start(c, i, code(count(&self.layout.decode_valid(h, i)).1))
+                        }
                     }),
                 }
             } else if let Some(carry) = &b.carry {
                 let out = CountsWriter::create(counts_path, h, self.layout.size(h)).map_err(io)?;
                 let failed = std::sync::OnceLock::new();
+                let mated = AtomicU64::new(0);
                 live_chunks(self.layout, h, |range| {
                     // Two counts a byte: chunks start at even entries (the runs are whole
                     // king placements, of an even number of entries), so none shares a byte.
@@ -1397,7 +1570,18 @@ impl BitmapSolver<'_> {
                     // last words may be shared with the chunks beside it).
                     let first_word = range.start / 64;
                     let mut carried = [0u64; LIVE_CHUNK as usize / 64 + 1];
+                    let mut quiet_carried = [0u64; LIVE_CHUNK as usize / 64 + 1];
                     let mut put = |i: u64, (quiet, counted): (u32, u32)| {
+                        // No quiet move (both counts count them all): mated if in check
+                        // with no capture either.
+                        if counted == 0 {
+                            let pos = self.layout.decode_valid(h, i);
+                            if in_check(&pos) && conversions(&pos, &Legality::of(&pos)) == 0 {
+                                b.bits.set(LOST, i);
+                                b.bits.set(b.now, i);
+                                mated.fetch_add(1, Relaxed);
+                            }
+                        }
                         // Past what a carry holds, counted again when few enough are open.
                         if counted <= MAX_CARRIED as u32 {
                             let carries = counted > MAX_OPEN as u32;
@@ -1406,7 +1590,10 @@ impl BitmapSolver<'_> {
                             carried[(i / 64 - first_word) as usize] |= (carries as u64) << (i % 64);
                         }
                         let (byte, shift) = nibble(i - range.start);
-                        bytes[byte] |= code(quiet) << shift;
+                        let (nib, carries) = quiet_code(quiet);
+                        bytes[byte] |= nib << shift;
+                        quiet_carried[(i / 64 - first_word) as usize] |=
+                            (carries as u64) << (i % 64);
                     };
                     for w in range.start / 64..range.end.div_ceil(64) {
                         let words = (w * 64).max(range.start)..(w * 64 + 64).min(range.end);
@@ -1425,7 +1612,11 @@ impl BitmapSolver<'_> {
                             .fetch_or(m, Relaxed);
                     }
                     let len = (range.end - range.start).div_ceil(2) as usize;
-                    if let Err(e) = out.write(range.start, &bytes[..len]) {
+                    let words = (range.end.div_ceil(64) - first_word) as usize;
+                    if let Err(e) = out
+                        .write(range.start, &bytes[..len])
+                        .and_then(|()| out.write_carries(range, &quiet_carried[..words]))
+                    {
                         let _ = failed.set(e);
                     }
                     0
@@ -1434,9 +1625,10 @@ impl BitmapSolver<'_> {
                     return Err(io(e));
                 }
                 written = Some(out.finish().map_err(io)?);
+                mates[h as usize] = Some(mated.into_inner());
             }
         }
-        Ok(written)
+        Ok((written, mates))
     }
 
     /// `precount`'s count of the valid entries of word `w` of half `h` at once: `put(i, counts)`
@@ -1560,7 +1752,7 @@ impl BitmapSolver<'_> {
                     !(pb.bits.word(WON, w).load(Relaxed) | pb.bits.word(LOST, w).load(Relaxed));
                 // DTM's losses cannot be won.
                 if let Some(l) = &pb.losable {
-                    open &= !l.word(0, w).load(Relaxed);
+                    open &= !l.word(w);
                 }
                 open &= in_word(base, &range);
                 // Two or more open: the frame's moves once for all of them.
@@ -1696,19 +1888,13 @@ impl BitmapSolver<'_> {
         if !self.captures_lose() {
             return false;
         }
-        losable.marked_blocks(0, false, |words| {
-            for w in words {
-                let open = losable.word(0, w).load(Relaxed)
-                    & !(b.bits.word(WON, w).load(Relaxed) | b.bits.word(LOST, w).load(Relaxed));
-                if open == 0 {
-                    continue;
-                }
-                let zero = c.at_most(w, open, left(0)) & !c.at_most(w, open, NOT_COUNTED);
-                if zero != 0 {
-                    state.cand.set_word(0, w, zero);
-                }
+        losable.for_each_word(|w, losable| {
+            let open =
+                losable & !(b.bits.word(WON, w).load(Relaxed) | b.bits.word(LOST, w).load(Relaxed));
+            let zero = c.at_most(w, open, left(0)) & !c.at_most(w, open, NOT_COUNTED);
+            if zero != 0 {
+                state.cand.set_word(0, w, zero);
             }
-            0
         });
         true
     }
@@ -1745,14 +1931,29 @@ impl BitmapSolver<'_> {
                 }
                 // Which entries need their quiet moves counted one by one (the others are known to
                 // have none left open).
-                let mut to_count = 0u64;
-                for x in Bitboard(open) {
-                    let pi = w * 64 + x.0 as u64;
-                    let needs = match counted.map(|c| c.get(pi)) {
-                        None | Some(NOT_COUNTED) => true,
-                        Some(c) => c == left(0) && inexact.started_below(ph, pi),
-                    };
-                    to_count |= (needs as u64) << x.0;
+                // Counted down to zero, exactly, with no capture left to check: lost, the word
+                // at once (KQRKBN's DTZ: 3.8 G of Black's losses).
+                let (to_count, lost) = match counted {
+                    None => (open, 0),
+                    Some(c) => {
+                        let zero = c.at_most(wi, open, left(0)) & !c.at_most(wi, open, NOT_COUNTED);
+                        let to_count = c.at_most(wi, open, NOT_COUNTED)
+                            | zero & inexact.started_below_word(ph, w);
+                        let mut lost = zero & !to_count;
+                        if !self.captures_lose() {
+                            lost = Bitboard(lost)
+                                .filter(|x| captures_counted(w * 64 + x.0 as u64))
+                                .fold(0, |m, x| m | 1 << x.0);
+                        }
+                        (to_count, lost)
+                    }
+                };
+                let mut done = 0;
+                if lost != 0 {
+                    let fresh = b.bits.set_word(LOST, wi, lost);
+                    b.bits.set_word(b.next(), wi, fresh);
+                    done += fresh.count_ones() as u64;
+                    open &= !lost;
                 }
                 // Two or more to count: the frame's moves once for all of them.
                 let mut quiet = [0u8; 64];
@@ -1764,7 +1965,6 @@ impl BitmapSolver<'_> {
                 };
                 let by_word = to_count.count_ones() >= 2
                     && self.quiet_open_word(bits, ph, w, to_count, most, &mut quiet);
-                let mut done = 0;
                 while open != 0 {
                     let x = open.trailing_zeros() as usize;
                     open &= open - 1;
@@ -2063,7 +2263,7 @@ fn reach(r: &Reached, ph: Half, w: u64, mask: u64, counted: bool) -> u64 {
     let mut open =
         mask & !(b.bits.word(WON, wi).load(Relaxed) | b.bits.word(LOST, wi).load(Relaxed));
     if let Some(l) = &b.losable {
-        open &= l.word(0, wi).load(Relaxed);
+        open &= l.word(wi);
     }
     if open == 0 {
         return 0;
@@ -2254,6 +2454,15 @@ impl Nibbles<'_> {
         w.fetch_or((v as u64) << shift, Relaxed);
     }
 
+    /// Starts the counters of group `w`'s entries `16 * part ..` that are `NOT_COUNTED` at the
+    /// nibbles of `v` (zero where they stay so).
+    #[inline(always)]
+    fn start_word(&self, w: usize, part: usize, v: u64) {
+        if v != 0 {
+            self.counter_word(w, part).fetch_or(v, Relaxed);
+        }
+    }
+
     /// Counts the entries `mask` of group `w` down by one each, but not below `left(0)`: an
     /// inexact counter (`BitmapSolver::inexact_counts`) is reached more often than it counts,
     /// and nothing may borrow from the other counters of the word. Those that were at most
@@ -2309,15 +2518,14 @@ const MAX_OPEN: u8 = 14;
 /// The most open moves a counter with a carry bit holds (`HalfBits::carry`).
 const MAX_CARRIED: u8 = 2 * MAX_OPEN;
 
-/// The counter a later solve starts an entry at from its quiet moves' code in DTM's counts:
-/// past `MAX_OPEN`, inexact at `MAX_OPEN` (`BitmapSolver::inexact_counts`).
+/// The counters a later solve starts 16 entries at from their quiet moves' codes in DTM's
+/// counts, a nibble each: past `MAX_OPEN` (`NOT_COUNTED` there), inexact at `MAX_OPEN`
+/// (`BitmapSolver::inexact_counts`).
 #[inline(always)]
-fn first_count(quiet: u8) -> u8 {
-    if quiet == NOT_COUNTED {
-        left(MAX_OPEN)
-    } else {
-        quiet
-    }
+fn first_counts(x: u64) -> u64 {
+    const LOW: u64 = 0x1111_1111_1111_1111;
+    let counted = (x | x >> 1 | x >> 2 | x >> 3) & LOW;
+    x | ((!counted & LOW) * left(MAX_OPEN) as u64)
 }
 
 /// Which counters were started inexact (`BitmapSolver::inexact_counts`). Such a counter's
@@ -2328,17 +2536,31 @@ fn first_count(quiet: u8) -> u8 {
 #[derive(Clone, Copy)]
 enum Inexact<'r> {
     Nowhere,
-    /// A later solve's: those whose quiet count in DTM's counts is past `MAX_OPEN`.
-    PastQuiet(&'r MoveCounts),
+    /// A later solve's: those whose quiet count in DTM's counts is past `MAX_CARRIED`, or
+    /// past `MAX_OPEN` where the half's counters do not `carry`.
+    PastQuiet {
+        counts: &'r MoveCounts,
+        carries: bool,
+    },
 }
 
 impl Inexact<'_> {
-    /// Was the counter of entry `i` of half `h` started below its moves?
+    /// Which counters of word `w` of half `h` were started below their entries' moves, a bit
+    /// each: such a counter's entry is counted again, move by move, at zero.
     #[inline(always)]
-    fn started_below(&self, h: Half, i: u64) -> bool {
+    fn started_below_word(&self, h: Half, w: u64) -> u64 {
         match *self {
-            Inexact::Nowhere => false,
-            Inexact::PastQuiet(q) => q.half() == h && q.get(i) == NOT_COUNTED,
+            Inexact::Nowhere => 0,
+            Inexact::PastQuiet { counts, .. } if counts.half() != h => 0,
+            Inexact::PastQuiet { counts, carries } => {
+                const LOW: u64 = 0x1111_1111_1111_1111;
+                let past = (0..4).fold(0, |m, part| {
+                    let x = counts.word(w, part);
+                    let counted = (x | x >> 1 | x >> 2 | x >> 3) & LOW;
+                    m | gather_nibbles(!counted & LOW) << (16 * part)
+                });
+                past | if carries { 0 } else { counts.carried_word(w) }
+            }
         }
     }
 }
@@ -2699,6 +2921,12 @@ mod tests {
             solve >> 20,
             counters >> 20
         );
+        // In its DTZ, White's 82,840 losses are kept as words (`Losable`), and Black's
+        // counters carry in the bit an entry that leaves free.
+        assert!(Losable::sparse_fits(&layout, Half::Wtm, 82_840));
+        let freed = touched_bytes(&layout, Half::Wtm, 1);
+        let carry = touched_bytes(&layout, Half::Btm, 1);
+        assert!(solve + counters + carry - freed <= MEMORY_CAP);
     }
 
     /// A bitmap over a half touches only the pages of its live king placements: about 70% of
@@ -2733,6 +2961,100 @@ mod tests {
                 },
             );
             assert!(valid > 0);
+        }
+    }
+
+    /// A set of losable entries reads the same kept as words as in a bitmap: word by word
+    /// (inside and outside the blocks that hold one) and walked whole.
+    #[test]
+    fn sparse_losable_reads_as_the_bitmap() {
+        let entries = 5 * BLOCK_WORDS as u64 * 64 * 64 + 1000;
+        let set = [0u64, 1, 63, 64, 40_000, 32_768 * 7 + 5, entries - 1];
+        let dense = Bits::<1>::new(entries).unwrap();
+        let mut words = std::collections::BTreeMap::new();
+        for &i in &set {
+            dense.set(0, i);
+            *words.entry(i / 64).or_insert(0u64) |= 1 << (i % 64);
+        }
+        let dense = Losable::Dense(dense);
+        let sparse = Losable::from_words(entries, words.into_iter().rev().collect());
+        for w in (0..entries.div_ceil(64) as usize)
+            .step_by(97)
+            .chain(set.map(|i| i as usize / 64))
+        {
+            assert_eq!(sparse.word(w), dense.word(w), "word {w}");
+        }
+        let walked = |l: &Losable| {
+            let found = std::sync::Mutex::new(Vec::new());
+            l.for_each_word(|w, m| found.lock().unwrap().push((w, m)));
+            let mut found = found.into_inner().unwrap();
+            found.sort_unstable();
+            found
+        };
+        assert_eq!(walked(&sparse), walked(&dense));
+        assert_eq!(walked(&sparse).len(), 5);
+    }
+
+    /// The counters started below their moves are those past what a counter holds: a quiet
+    /// count past `MAX_CARRIED` in DTM's file, and past `MAX_OPEN` where the half does not
+    /// carry; in the half the counts are of only.
+    #[test]
+    fn inexact_counters_are_those_past_what_a_counter_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("counts");
+        let entries = 200u64;
+        let quiet = |i: u64| (i % 31) as u8;
+        let writer = CountsWriter::create(&path, Half::Btm, entries).unwrap();
+        let mut bytes = vec![0u8; entries.div_ceil(2) as usize];
+        let mut carried = vec![0u64; entries.div_ceil(64) as usize];
+        for i in 0..entries {
+            let (nib, carries) = match quiet(i) {
+                q @ 0..=MAX_OPEN => (left(q), false),
+                q @ ..=MAX_CARRIED => (left(q - MAX_OPEN), true),
+                _ => (NOT_COUNTED, false),
+            };
+            bytes[(i / 2) as usize] |= nib << (4 * (i % 2));
+            carried[(i / 64) as usize] |= (carries as u64) << (i % 64);
+        }
+        writer.write(0, &bytes).unwrap();
+        writer.write_carries(0..entries, &carried).unwrap();
+        let counts = writer.finish().unwrap();
+        for carries in [true, false] {
+            let inexact = Inexact::PastQuiet {
+                counts: &counts,
+                carries,
+            };
+            let most = if carries { MAX_CARRIED } else { MAX_OPEN };
+            for w in 0..entries.div_ceil(64) {
+                let inside = (0..64)
+                    .filter(|x| w * 64 + x < entries)
+                    .fold(0u64, |m, x| m | 1 << x);
+                let want = (0..64)
+                    .filter(|&x| w * 64 + x < entries && quiet(w * 64 + x) > most)
+                    .fold(0u64, |m, x| m | 1 << x);
+                let got = inexact.started_below_word(Half::Btm, w) & inside;
+                assert_eq!(got, want, "word {w}, carries {carries}");
+                assert_eq!(inexact.started_below_word(Half::Wtm, w), 0);
+            }
+        }
+    }
+
+    /// `first_counts` starts every nibble where one count would: a count as it is, none
+    /// (`NOT_COUNTED`) inexact at `MAX_OPEN`.
+    #[test]
+    fn first_counts_start_each_nibble_alone() {
+        for seed in [
+            0u64,
+            0x0123_4567_89AB_CDEF,
+            0xF0F0_0000_1234_0001,
+            0x1000_0000_0000_0001,
+        ] {
+            let got = first_counts(seed);
+            for k in 0..16 {
+                let v = (seed >> (4 * k) & 0xF) as u8;
+                let want = if v == NOT_COUNTED { left(MAX_OPEN) } else { v };
+                assert_eq!((got >> (4 * k) & 0xF) as u8, want, "{seed:#x} nibble {k}");
+            }
         }
     }
 

@@ -22,6 +22,9 @@ use crate::egtb::index::{
     normalising_symmetry, EndgameIndex, FrameCache, Half, Symmetry, TbPosition,
 };
 
+/// The most squares around a king that one knight attacks.
+const KNIGHT_KING_SQUARES: u32 = 2;
+
 /// The triangle a1-d1-d4 (file >= rank) by number, and its inverse.
 const TRIANGLE: [u8; 10] = [0, 1, 2, 3, 9, 10, 11, 18, 19, 27];
 const TRIANGLE_NUMBER: [u8; 64] = {
@@ -847,7 +850,16 @@ impl<'a> Layout<'a> {
                     } else {
                         0
                     };
-                    if targets != 0 && cover.count_ones() <= last.count as u32 {
+                    // The opponent's knights of the last group take at most two of the
+                    // king's squares each, and one standing on a safe square can be taken:
+                    // past that many safe squares the king always has a move (KQRKBN's White
+                    // to move: most of its frames).
+                    let escapes = !own
+                        && last.kind == PieceType::Knight
+                        && targets != 0
+                        && Self::safe_squares(&pos).count_ones()
+                            > KNIGHT_KING_SQUARES * last.count as u32;
+                    if targets != 0 && !escapes && cover.count_ones() <= last.count as u32 {
                         for k in 0..run {
                             let bits = Self::group_bits(last, first + k as u32);
                             if bits & targets == 0 || bits & occ != 0 || bits & cover != cover {
@@ -1266,6 +1278,21 @@ fn kings_keep_off_diagonals(mover: Square, other: Square) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A knight attacks at most `KNIGHT_KING_SQUARES` of the squares around a king, wherever
+    /// the two stand.
+    #[test]
+    fn a_knight_attacks_at_most_two_squares_around_a_king() {
+        let most = (0..64u8)
+            .flat_map(|k| (0..64u8).map(move |n| (k, n)))
+            .map(|(k, n)| {
+                (piece_attacks(PieceType::Knight, Square(n), Bitboard(0)).0
+                    & king_attacks(Square(k)).0)
+                    .count_ones()
+            })
+            .max();
+        assert_eq!(most, Some(KNIGHT_KING_SQUARES));
+    }
     use crate::egtb::Material;
 
     /// The division by multiplication agrees with the division instruction for every radix a

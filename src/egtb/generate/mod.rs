@@ -41,7 +41,11 @@
 //!   memory against 589 MiB in values, files identical; KBBKNN about 3 GiB. Every pawnless
 //!   six-man endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 11.5 GiB, for
 //!   four men against the bare king, counting the pages a solve touches: those of king
-//!   placements that can hold a position), with counters where room is left.
+//!   placements that can hold a position), with counters where room is left. Each solve
+//!   takes again the arrays the one before it freed (`memory::Recycling`), zeroed where they
+//!   hold something: where the machine backs memory only at its first touch (a virtual
+//!   machine's), fresh pages cost the kernel far more than a write (a quarter of KQRKBN's
+//!   DTM count before its first pass went on the kernel's zeroing of them).
 //!
 //! Verification (`verify`) holds a table of up to five men decompressed. A six-man table would
 //! take 6 bytes an entry that way (KRBKNN: 33 GB), so it is checked half by half, in rounds by
@@ -523,7 +527,9 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         solver.solve(&out.join(format!(".{}.log", metric.name())), &on_pass)
     };
     // The three solves first, their depths logged to disk; then one scan puts the values of
-    // all three metrics together.
+    // all three metrics together. Each solve takes the arrays of the one before it again
+    // (`memory::Recycling`).
+    let recycling = crate::memory::Recycling::begin();
     let dtm = solve(Metric::Dtm, None)?;
     let dtm_seconds = start.elapsed().as_secs_f64();
     let dtz = solve(Metric::Dtz, Some(&dtm))?;
@@ -542,6 +548,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         Dtz50Method::Solved => Some(solve(Metric::Dtz50, Some(&dtm))?),
         _ => None,
     };
+    drop(recycling);
     // DTZ50 has values of its own only when it was solved; otherwise it is DTZ, or DTZ capped
     // at the rule.
     let capped = method == Dtz50Method::DtzCapped;

@@ -1,10 +1,12 @@
 //! The quiet-move counts of one half's entries, four bits an entry as `bitmaps`'s counters
-//! hold them, kept on disk from the first solve of an endgame for the solves after it. DTM
-//! counts every entry of the half of the side with less material before its first pass
-//! (`BitmapSolver::precount`); DTZ and DTZ50 start their counters of that half's losses at the
-//! same quiet counts (they count no captures), and read them here instead of making each
-//! position and its moves again. KQRKBN's losing half wrote 3.7 GiB (its live king
-//! placements; the rest of the file is left a hole), once, and read it once.
+//! hold them and a carry bit an entry (counts from 15 to 28: the nibble holds the count less
+//! 14, as a carrying counter does), kept on disk from the first solve of an endgame for the
+//! solves after it. DTM counts every entry of the half of the side with less material before
+//! its first pass (`BitmapSolver::precount`); DTZ and DTZ50 start their counters of that
+//! half's losses at the same quiet counts (they count no captures), and read them here
+//! instead of making each position and its moves again. KQRKBN's losing half wrote 3.7 GiB
+//! of counts and an eighth of that in carry bits (its live king placements; the rest of the
+//! file is left a hole), once, and read it once.
 
 use crate::egtb::index::Half;
 use memmap2::Mmap;
@@ -24,6 +26,9 @@ pub struct CountsWriter {
     path: PathBuf,
     file: File,
     half: Half,
+    entries: u64,
+    /// Carry words that chunks hold in part (`write_carries`).
+    shared: std::sync::Mutex<Vec<(u64, u64)>>,
 }
 
 impl CountsWriter {
@@ -39,8 +44,12 @@ impl CountsWriter {
             path: path.to_path_buf(),
             file,
             half,
+            entries,
+            shared: std::sync::Mutex::new(Vec::new()),
         };
-        writer.file.set_len(entries.div_ceil(2))?;
+        writer
+            .file
+            .set_len(carry_offset(entries) + 8 * entries.div_ceil(64))?;
         Ok(writer)
     }
 
@@ -51,8 +60,42 @@ impl CountsWriter {
         write_at(&self.file, bytes, first / 2)
     }
 
+    /// Writes the carry bits of the entries `range` (those of a chunk of counts), `words[k]`
+    /// those of entries `64 (range.start / 64 + k) ..`, bit j for entry `64 (..) + j`. A word
+    /// the range holds only in part may be shared with another chunk: its bits are merged and
+    /// written by `finish`.
+    pub fn write_carries(&self, range: std::ops::Range<u64>, words: &[u64]) -> io::Result<()> {
+        let first = range.start / 64;
+        let (whole_start, whole_end) = (range.start.div_ceil(64), range.end / 64);
+        let mut bytes = [0u8; 8 * 64];
+        for start in (whole_start..whole_end).step_by(64) {
+            let end = (start + 64).min(whole_end);
+            let from = (start - first) as usize;
+            for (out, w) in bytes
+                .chunks_exact_mut(8)
+                .zip(&words[from..][..(end - start) as usize])
+            {
+                out.copy_from_slice(&w.to_le_bytes());
+            }
+            let at = carry_offset(self.entries) + 8 * start;
+            write_at(&self.file, &bytes[..8 * (end - start) as usize], at)?;
+        }
+        let partial =
+            (first..range.end.div_ceil(64)).filter(|&w| w < whole_start || w >= whole_end);
+        let mut shared = self.shared.lock().expect("no panic holding it");
+        shared.extend(partial.map(|w| (w, words[(w - first) as usize])));
+        Ok(())
+    }
+
     /// The counts, for reading.
     pub fn finish(mut self) -> io::Result<MoveCounts> {
+        let mut shared = std::mem::take(self.shared.get_mut().expect("no panic holding it"));
+        shared.sort_unstable();
+        for group in shared.chunk_by(|a, b| a.0 == b.0) {
+            let bits = group.iter().fold(0, |m, &(_, b)| m | b);
+            let at = carry_offset(self.entries) + 8 * group[0].0;
+            write_at(&self.file, &bits.to_le_bytes(), at)?;
+        }
         // SAFETY: the file was created new by this build in its own staging directory and is
         // complete; nothing writes it again while it is mapped (it is removed when the
         // counts are dropped). An empty file is not mapped.
@@ -64,6 +107,7 @@ impl CountsWriter {
         Ok(MoveCounts {
             path: std::mem::take(&mut self.path),
             half: self.half,
+            carries: carry_offset(self.entries) as usize,
             map,
         })
     }
@@ -75,6 +119,12 @@ impl Drop for CountsWriter {
             let _ = std::fs::remove_file(&self.path);
         }
     }
+}
+
+/// Where the carry bits of a file of `entries` counts start: after the counts, at a whole
+/// word.
+fn carry_offset(entries: u64) -> u64 {
+    entries.div_ceil(2).div_ceil(8) * 8
 }
 
 /// Writes all of `bytes` at `offset` without moving a cursor that other threads share.
@@ -101,6 +151,8 @@ fn write_at(file: &File, mut bytes: &[u8], mut offset: u64) -> io::Result<()> {
 pub struct MoveCounts {
     path: PathBuf,
     half: Half,
+    /// Where the carry bits start in the file.
+    carries: usize,
     map: Option<Mmap>,
 }
 
@@ -110,11 +162,32 @@ impl MoveCounts {
         self.half
     }
 
-    /// The count of entry `i` (zero where none was written).
+    /// The counts of entries `64 w + 16 part ..` (up to 16), entry `64 w + 16 part + k` in
+    /// bits `4 k ..`: the layout of a word of counters (`bitmaps::Nibbles`).
     #[inline]
-    pub fn get(&self, i: u64) -> u8 {
-        let (byte, shift) = nibble(i);
-        self.map.as_deref().map_or(0, |m| m[byte] >> shift & 0xF)
+    pub fn word(&self, w: u64, part: u64) -> u64 {
+        self.u64_at(32 * w as usize + 8 * part as usize, self.carries)
+    }
+
+    /// The carry bits of entries `64 w ..`: set where the count is 14 more than its nibble.
+    #[inline]
+    pub fn carried_word(&self, w: u64) -> u64 {
+        let len = self.map.as_deref().map_or(0, <[u8]>::len);
+        self.u64_at(self.carries + 8 * w as usize, len)
+    }
+
+    /// Eight bytes of the file from `at` (little-endian), zero at and past `end`.
+    #[inline]
+    fn u64_at(&self, at: usize, end: usize) -> u64 {
+        let Some(m) = self.map.as_deref() else {
+            return 0;
+        };
+        let mut bytes = [0u8; 8];
+        if at < end {
+            let stop = (at + 8).min(end);
+            bytes[..stop - at].copy_from_slice(&m[at..stop]);
+        }
+        u64::from_le_bytes(bytes)
     }
 }
 
@@ -159,11 +232,38 @@ mod tests {
                     .collect();
                 w.write(range.start, &bytes).unwrap();
             });
+        // Carry bits by chunks of 100 entries too: most words are shared by two chunks.
+        let carried = |i: u64| i.is_multiple_of(3) && i / 100 != 7;
+        (0..entries.div_ceil(100)).into_par_iter().for_each(|c| {
+            let range = c * 100..((c + 1) * 100).min(entries);
+            let words: Vec<u64> = (range.start / 64..range.end.div_ceil(64))
+                .map(|k| {
+                    (0..64)
+                        .map(|j| 64 * k + j)
+                        .filter(|&i| range.contains(&i) && carried(i))
+                        .fold(0, |m, i| m | 1 << (i % 64))
+                })
+                .collect();
+            w.write_carries(range, &words).unwrap();
+        });
         let counts = w.finish().unwrap();
         assert_eq!(counts.half(), Half::Btm);
         for i in 0..entries {
+            assert_eq!(
+                counts.carried_word(i / 64) >> (i % 64) & 1 != 0,
+                carried(i),
+                "entry {i}"
+            );
+        }
+        assert_eq!(counts.carried_word(entries.div_ceil(64)), 0);
+        for i in 0..entries {
             let want = if i / 100 == 4 { 0 } else { value(i) };
-            assert_eq!(counts.get(i), want, "entry {i}");
+            let (w, part, k) = (i / 64, i % 64 / 16, i % 16);
+            assert_eq!(
+                counts.word(w, part) >> (4 * k) & 0xF,
+                want as u64,
+                "entry {i}"
+            );
         }
         drop(counts);
         assert!(!path.exists());
