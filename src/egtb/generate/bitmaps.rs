@@ -2524,8 +2524,7 @@ const MAX_CARRIED: u8 = 2 * MAX_OPEN;
 #[inline(always)]
 fn first_counts(x: u64) -> u64 {
     const LOW: u64 = 0x1111_1111_1111_1111;
-    let counted = (x | x >> 1 | x >> 2 | x >> 3) & LOW;
-    x | ((!counted & LOW) * left(MAX_OPEN) as u64)
+    x | ((!nibbles_above(x, NOT_COUNTED) & LOW) * left(MAX_OPEN) as u64)
 }
 
 /// Which counters were started inexact (`BitmapSolver::inexact_counts`). Such a counter's
@@ -2553,11 +2552,9 @@ impl Inexact<'_> {
             Inexact::Nowhere => 0,
             Inexact::PastQuiet { counts, .. } if counts.half() != h => 0,
             Inexact::PastQuiet { counts, carries } => {
-                const LOW: u64 = 0x1111_1111_1111_1111;
                 let past = (0..4).fold(0, |m, part| {
-                    let x = counts.word(w, part);
-                    let counted = (x | x >> 1 | x >> 2 | x >> 3) & LOW;
-                    m | gather_nibbles(!counted & LOW) << (16 * part)
+                    let counted = nibbles_above(counts.word(w, part), NOT_COUNTED);
+                    m | gather_nibbles(!counted) << (16 * part)
                 });
                 past | if carries { 0 } else { counts.carried_word(w) }
             }
