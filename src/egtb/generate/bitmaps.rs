@@ -218,25 +218,35 @@ impl<const P: usize> Bits<P> {
     }
 
     /// Runs `f` on the words of each block of `plane` whose summary bit is set (in parallel),
-    /// clearing that bit first with `clear`; the sum of what `f` returns.
+    /// clearing those bits first with `clear`; the sum of what `f` returns.
+    ///
+    /// Each marked block is a task of its own. Split as rayon splits a range by itself, a
+    /// thread ran a quarter or an eighth of the half alone, and where a frontier is dense in
+    /// one part of a half the other thread waited for it: KQRKBN's DTM passes spent seconds
+    /// each on one core at their ends.
     fn marked_blocks(
         &self,
         plane: usize,
         clear: bool,
         f: impl Fn(std::ops::Range<usize>) -> u64 + Sync,
     ) -> u64 {
-        (0..self.plane_words.div_ceil(BLOCK_WORDS))
-            .into_par_iter()
-            .map(|b| {
-                let (flags, bit) = self.flags(plane, b);
-                if flags.load(Relaxed) & bit == 0 {
-                    return 0;
-                }
-                if clear {
-                    flags.fetch_and(!bit, Relaxed);
-                }
-                f(b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words))
+        let summary = &self.blocks[plane * self.summary..(plane + 1) * self.summary];
+        let marked: Vec<usize> = summary
+            .iter()
+            .enumerate()
+            .flat_map(|(k, flags)| {
+                let bits = if clear {
+                    flags.swap(0, Relaxed)
+                } else {
+                    flags.load(Relaxed)
+                };
+                Bitboard(bits).map(move |b| k * 64 + b.index())
             })
+            .collect();
+        marked
+            .into_par_iter()
+            .with_max_len(1)
+            .map(|b| f(b * BLOCK_WORDS..((b + 1) * BLOCK_WORDS).min(self.plane_words)))
             .sum()
     }
 
@@ -1180,14 +1190,28 @@ impl BitmapSolver<'_> {
             let code = codes[idx as usize].load(Relaxed);
             (code != 0).then(|| ((code & !WINS) - 1, code & WINS != 0))
         };
-        (0..chunks).into_par_iter().for_each(|k| {
-            for idx in k * CHUNK..((k + 1) * CHUNK).min(size) {
-                if let Some((d, y_wins)) = seed(idx) {
-                    let at = cursors[d as usize].fetch_add(1, Relaxed);
-                    slots[at].store(idx as u32 | if y_wins { Y_WINS } else { 0 }, Relaxed);
+        // A chunk's seeds take their places a depth at a time: one cursor an entry had the
+        // threads fight over its line, in DTZ (every seed at depth 0) nearly one at a time.
+        let found_init = || (Vec::new(), vec![0usize; counts.len()]);
+        (0..chunks)
+            .into_par_iter()
+            .for_each_init(found_init, |(found, at), k| {
+                found.clear();
+                at.fill(0);
+                for idx in k * CHUNK..((k + 1) * CHUNK).min(size) {
+                    if let Some((d, y_wins)) = seed(idx) {
+                        found.push((d, idx as u32 | if y_wins { Y_WINS } else { 0 }));
+                        at[d as usize] += 1;
+                    }
                 }
-            }
-        });
+                for (d, a) in at.iter_mut().enumerate().filter(|(_, a)| **a != 0) {
+                    *a = cursors[d].fetch_add(*a, Relaxed);
+                }
+                for &(d, e) in found.iter() {
+                    slots[at[d as usize]].store(e, Relaxed);
+                    at[d as usize] += 1;
+                }
+            });
         Ok(Seeds {
             table: t,
             half,
@@ -2296,16 +2320,22 @@ fn win_word(b: &HalfBits, w: usize, mask: u64) -> u64 {
 /// Entries of a chunk of `live_chunks`.
 const LIVE_CHUNK: u64 = 1 << 12;
 
+/// Chunks of `live_chunks` a task runs at most (64 Ki entries).
+const LIVE_TASK_CHUNKS: usize = 16;
+
 /// The sum of `f` over the live runs of half `h` (`Layout::live_runs`), cut into chunks of
 /// `LIVE_CHUNK` entries run in parallel.
 fn live_chunks(layout: &Layout, h: Half, f: impl Fn(std::ops::Range<u64>) -> u64 + Sync) -> u64 {
     const C: u64 = LIVE_CHUNK;
     let runs: Vec<_> = layout.live_runs(h).collect();
+    // Small tasks, as in `Bits::marked_blocks`: the chunks' work is far from even.
     runs.par_iter()
+        .with_max_len(1)
         .map(|run| {
-            (run.start / C..run.end.div_ceil(C))
+            ((run.start / C) as usize..run.end.div_ceil(C) as usize)
                 .into_par_iter()
-                .map(|c| f((c * C).max(run.start)..((c + 1) * C).min(run.end)))
+                .with_max_len(LIVE_TASK_CHUNKS)
+                .map(|c| f((c as u64 * C).max(run.start)..((c as u64 + 1) * C).min(run.end)))
                 .sum::<u64>()
         })
         .sum()
