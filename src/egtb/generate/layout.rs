@@ -1278,6 +1278,7 @@ fn kings_keep_off_diagonals(mover: Square, other: Square) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::egtb::Material;
 
     /// A knight attacks at most `KNIGHT_KING_SQUARES` of the squares around a king, wherever
     /// the two stand.
@@ -1293,7 +1294,6 @@ mod tests {
             .max();
         assert_eq!(most, Some(KNIGHT_KING_SQUARES));
     }
-    use crate::egtb::Material;
 
     /// The division by multiplication agrees with the division instruction for every radix a
     /// digit can have (kings, and one to four like men or pawns), at the edges and at random
