@@ -74,9 +74,9 @@ use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
 use super::move_counts::{nibble, CountsWriter, MoveCounts};
 use super::moves::{
-    for_each_conversion, for_each_frame_capture, for_each_frame_move, for_each_move,
-    for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, may_convert, Legality,
-    MoveClass,
+    for_each_conversion, for_each_frame_capture, for_each_frame_move, for_each_frame_uncapture,
+    for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, may_convert,
+    Legality, MoveClass,
 };
 use super::solve::{
     for_each_pred, for_each_pred_word, for_each_succ_word, to_file_value, SubTables,
@@ -424,6 +424,32 @@ impl<const P: usize> Plane<'_, P> {
     /// Word `w` (entries 64 w to 64 w + 63).
     pub fn word(&self, w: usize) -> u64 {
         self.bits.word(self.plane, w).load(Relaxed)
+    }
+
+    /// Words `range` as little-endian bytes in `out` (its contents replaced), each word read
+    /// once and those of blocks the summary holds clear not at all: a word's line holds every
+    /// plane's and the counters', so that a plane read whole costs a line a word. False if
+    /// every word is clear.
+    pub fn read_words(&self, range: std::ops::Range<usize>, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        out.resize((range.end - range.start) * 8, 0);
+        let mut any = 0;
+        let mut w = range.start;
+        while w < range.end {
+            let block = w / BLOCK_WORDS;
+            let end = ((block + 1) * BLOCK_WORDS).min(range.end);
+            let (flags, bit) = self.bits.flags(self.plane, block);
+            if flags.load(Relaxed) & bit != 0 {
+                let bytes = &mut out[(w - range.start) * 8..(end - range.start) * 8];
+                for (k, b) in bytes.chunks_exact_mut(8).enumerate() {
+                    let x = self.word(w + k);
+                    any |= x;
+                    b.copy_from_slice(&x.to_le_bytes());
+                }
+            }
+            w = end;
+        }
+        any != 0
     }
 
     /// May words `range` hold a set bit? (False: they are all clear.)
@@ -837,6 +863,9 @@ struct Seeds {
     starts: Vec<usize>,
     /// Sub-table entries; `Y_WINS` marks those that Y, to move, wins.
     entries: Vec<u32>,
+    /// The sub-table's positions hold the layout's lone last man, and each depth's entries
+    /// are in an order where he moves fastest.
+    lone: bool,
 }
 
 const Y_WINS: u32 = 1 << 31;
@@ -1122,6 +1151,13 @@ impl BitmapSolver<'_> {
             .collect()
     }
 
+    /// The layout's lone last man, in the colours of the sub-table's positions, where those of
+    /// `plan` hold him (he is not the man taken).
+    fn lone_in(&self, plan: &SeedPlan) -> Option<(Color, PieceType)> {
+        let (c, k) = self.layout.lone_last_man()?;
+        ((c, k) != (!plan.mover, plan.captured)).then_some((if plan.flip { !c } else { c }, k))
+    }
+
     fn seeds_of(&self, plan: SeedPlan) -> Result<Seeds, GenError> {
         let SeedPlan {
             table: t,
@@ -1190,19 +1226,38 @@ impl BitmapSolver<'_> {
             let code = codes[idx as usize].load(Relaxed);
             (code != 0).then(|| ((code & !WINS) - 1, code & WINS != 0))
         };
+        // Where the sub-table's positions hold the layout's lone last man, each depth's
+        // entries are placed in an order where he moves fastest (`seed` un-captures them a
+        // frame at a time); Nalimov's index moves a man of the side not to move fastest.
+        let index = table.index();
+        let lone = self.lone_in(&plan);
+        let reordered = lone.filter(|&m| index.significance(half).last() != Some(m));
+        let places = match reordered {
+            Some(_) => index.zones(half).0,
+            None => size,
+        };
         // A chunk's seeds take their places a depth at a time: one cursor an entry had the
         // threads fight over its line, in DTZ (every seed at depth 0) nearly one at a time.
         let found_init = || (Vec::new(), vec![0usize; counts.len()]);
-        (0..chunks)
+        (0..places.div_ceil(CHUNK))
             .into_par_iter()
             .for_each_init(found_init, |(found, at), k| {
                 found.clear();
                 at.fill(0);
-                for idx in k * CHUNK..((k + 1) * CHUNK).min(size) {
+                let mut put = |idx: u64| {
                     if let Some((d, y_wins)) = seed(idx) {
                         found.push((d, idx as u32 | if y_wins { Y_WINS } else { 0 }));
                         at[d as usize] += 1;
                     }
+                };
+                let chunk = k * CHUNK..((k + 1) * CHUNK).min(places);
+                match reordered {
+                    Some(man) => index.each_with_man_fastest(half, chunk, man, |idx| {
+                        if idx < size {
+                            put(idx)
+                        }
+                    }),
+                    None => chunk.for_each(put),
                 }
                 for (d, a) in at.iter_mut().enumerate().filter(|(_, a)| **a != 0) {
                     *a = cursors[d].fetch_add(*a, Relaxed);
@@ -1218,6 +1273,7 @@ impl BitmapSolver<'_> {
             flip,
             mover,
             captured,
+            lone: lone.is_some(),
             starts,
             entries: slots.into_iter().map(AtomicU32::into_inner).collect(),
         })
@@ -1841,14 +1897,21 @@ impl BitmapSolver<'_> {
             return;
         }
         let table = &self.subs.tables[s.table];
+        // Entries one after the other that differ only in the lone man's square (`seeds_of`
+        // placed them so) are un-captured a frame at a time, a word of predecessors at once.
+        let lone = self.layout.lone_last_man().filter(|_| s.lone);
         s.entries[range[0]..range[1]]
             .par_chunks(1 << 10)
             .for_each(|chunk| {
                 let mut done = 0;
                 let mut reached = Reached::new(state);
                 let mut near = None;
+                // The frame being gathered: its men, the lone man's squares, and whether Y
+                // wins them.
+                let mut group: Option<(TbPosition, u64, bool)> = None;
                 for &e in chunk {
-                    if skipped[(e & Y_WINS != 0) as usize] {
+                    let y_wins = e & Y_WINS != 0;
+                    if skipped[y_wins as usize] {
                         continue;
                     }
                     let idx = (e & !Y_WINS) as u64;
@@ -1856,8 +1919,24 @@ impl BitmapSolver<'_> {
                     let Some(pos) = table.index().decode(s.half, idx) else {
                         continue;
                     };
-                    let pos = if s.flip { pos.color_flipped() } else { pos };
-                    reached.start_captures(e & Y_WINS == 0);
+                    let mut pos = if s.flip { pos.color_flipped() } else { pos };
+                    if let Some((lc, lk)) = lone {
+                        let men = &mut pos.pieces[lc.index()][lk.index()];
+                        let at = men.0;
+                        *men = Bitboard::EMPTY;
+                        match &mut group {
+                            Some((frame, on, wins)) if *frame == pos && *wins == y_wins => {
+                                *on |= at;
+                            }
+                            _ => {
+                                if let Some((frame, on, wins)) = group.replace((pos, at, y_wins)) {
+                                    done += self.uncapture_frame(&mut reached, s, &frame, on, wins);
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                    reached.start_captures(!y_wins);
                     for_each_uncapture(&pos, s.captured, |pred| {
                         let (ph, pi) = self.layout.encode_near(&mut near, pred);
                         // Near a diagonal the counters leave captures out.
@@ -1867,8 +1946,40 @@ impl BitmapSolver<'_> {
                     });
                     done += reached.flush();
                 }
+                if let Some((frame, on, wins)) = group {
+                    done += self.uncapture_frame(&mut reached, s, &frame, on, wins);
+                }
                 fresh.fetch_add(done, Relaxed);
             });
+    }
+
+    /// `seed`'s un-captures of the sub-table positions `frame` with the layout's lone last man
+    /// on the squares `on`, all of which Y wins (`y_wins`) or all of which Y loses: each
+    /// predecessor frame's words at once (`for_each_frame_uncapture`).
+    fn uncapture_frame(
+        &self,
+        reached: &mut Reached,
+        s: &Seeds,
+        frame: &TbPosition,
+        on: u64,
+        y_wins: bool,
+    ) -> u64 {
+        let lone = self.layout.lone_last_man().expect("a lone last man");
+        let ph = Half::of(s.mover);
+        let mut done = 0;
+        reached.start_captures(!y_wins);
+        for_each_frame_uncapture(frame, lone, on, s.captured, |pred, mask| {
+            let fw = self.layout.frame_word(pred);
+            // Near a diagonal the counters leave captures out; the kings decide.
+            let counted =
+                reached.state.counts_captures && self.layout.no_symmetric_neighbours(pred);
+            for (sym, part) in fw.parts(mask) {
+                if part != 0 {
+                    done += reached.push_word(ph, fw.word, sym.bitboard(Bitboard(part)).0, counted);
+                }
+            }
+        });
+        done + reached.flush()
     }
 
     /// The first pass's wins of half `h` by a capture to a position Y loses, read from DTM's

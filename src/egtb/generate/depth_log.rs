@@ -104,15 +104,13 @@ impl DepthLog {
                 || (Vec::new(), zstd::bulk::Compressor::new(LEVEL)),
                 |(raw, compressor), s| {
                     let words = s * SEGMENT_WORDS..((s + 1) * SEGMENT_WORDS).min(bits.word_count());
-                    if !bits.may_hold(words.clone()) || words.clone().all(|w| bits.word(w) == 0) {
+                    if !bits.may_hold(words.clone()) || !bits.read_words(words, raw) {
                         return None;
                     }
                     let compressor = match compressor {
                         Ok(c) => c,
                         Err(e) => return Some(Err(io::Error::new(e.kind(), e.to_string()))),
                     };
-                    raw.clear();
-                    raw.extend(words.flat_map(|w| bits.word(w).to_le_bytes()));
                     Some(compressor.compress(raw).map(|bytes| (s as u32, bytes)))
                 },
             )

@@ -789,6 +789,52 @@ pub fn for_each_uncapture(pos: &TbPosition, captured: PieceType, mut f: impl FnM
     }
 }
 
+/// The un-captures of a frame's entries at once (pawnless), as `for_each_uncapture` gives them
+/// entry by entry: `frame` holds every man but a lone one of colour and type `lone` (no pawn,
+/// not the man the un-capture puts back), who stands on each square of `on` in turn, and a man
+/// of type `captured` of the side to move was just taken. `f(pred, mask)` once a predecessor
+/// without the lone man, `mask` the squares of `on` on which he lets it be: he stands neither on
+/// the capturer's way nor where it came from, and leaves the side then not to move out of
+/// check. Where he made the capture himself, from each square `at` of `on`, `pred` has the
+/// taken man on `at` and `mask` holds the squares he came from. Each bit is one predecessor.
+pub fn for_each_frame_uncapture(
+    frame: &TbPosition,
+    lone: (Color, PieceType),
+    on: u64,
+    captured: PieceType,
+    mut f: impl FnMut(&TbPosition, u64),
+) {
+    let s = frame.stm;
+    let (mi, si) = ((!s).index(), s.index());
+    let occ = frame.occupied();
+    for kind in PIECES {
+        for to in frame.pieces[mi][kind.index()] {
+            for from in piece_attacks(kind, to, occ) & !occ {
+                let mut pred = *frame;
+                pred.pieces[mi][kind.index()].0 ^= (1u64 << from.0) | (1u64 << to.0);
+                pred.pieces[si][captured.index()].set(to);
+                pred.stm = !s;
+                let mask = on & lone_squares(&pred, lone) & !between(from, to).0;
+                if mask != 0 {
+                    f(&pred, mask);
+                }
+            }
+        }
+    }
+    let (lc, lk) = lone;
+    if lc == !s {
+        for at in Bitboard(on) {
+            let mut pred = *frame;
+            pred.pieces[si][captured.index()].set(at);
+            pred.stm = !s;
+            let froms = piece_attacks(lk, at, occ).0 & !occ.0 & lone_squares(&pred, lone);
+            if froms != 0 {
+                f(&pred, froms);
+            }
+        }
+    }
+}
+
 /// The ones of `froms` (empty squares) from which the man of type `kind` on `to`, of the side
 /// that just moved (m), can have come: those whose predecessor leaves the side then not to
 /// move (s) out of check. Un-moving the man empties `to` and fills one square `from`; the
@@ -917,6 +963,60 @@ mod tests {
         }
         assert!(captures > 30_000, "{captures}");
         assert_eq!(found, captures);
+    }
+
+    /// A frame's un-captures found at once are those found entry by entry, as many times, each
+    /// numbered in the larger endgame's layout as `bitmaps`'s seeds number them (the lone man's
+    /// squares by the symmetry of the predecessor's frame), on words of sub-endgame halves
+    /// where the lone man makes the capture himself or stands by while another man makes it
+    /// (blocking and checking).
+    #[test]
+    fn uncaptures_by_frame_equal_those_by_entry() {
+        let mut compared = 0u64;
+        for (big, sub, h, captured, step) in [
+            ("KQRKBN", "KQRKN", Half::Btm, PieceType::Bishop, 997),
+            ("KQRKN", "KRKN", Half::Wtm, PieceType::Queen, 7),
+            ("KQRKN", "KQKN", Half::Wtm, PieceType::Rook, 7),
+        ] {
+            let big_index = EndgameIndex::new(&Material::parse(big).unwrap());
+            let layout = Layout::new(&big_index);
+            let sub_index = EndgameIndex::new(&Material::parse(sub).unwrap());
+            let sub_layout = Layout::new(&sub_index);
+            let lone = layout.lone_last_man().unwrap();
+            assert_eq!(lone, (Color::Black, PieceType::Knight), "{big}");
+            assert_eq!(sub_layout.lone_last_man(), Some(lone), "{sub}");
+            for w in (0..sub_layout.size(h) / 64).step_by(step) {
+                let on = (0..64)
+                    .filter(|&s| sub_layout.decode(h, w * 64 + s).is_some())
+                    .fold(0u64, |b, s| b | 1 << s);
+                if on == 0 {
+                    continue;
+                }
+                let mut by_frame = Vec::new();
+                let frame = sub_layout.frame(h, w);
+                for_each_frame_uncapture(&frame, lone, on, captured, |pred, mask| {
+                    let fw = layout.frame_word(pred);
+                    for (sym, part) in fw.parts(mask) {
+                        for s in sym.bitboard(Bitboard(part)) {
+                            by_frame.push((Half::of(pred.stm) as u8, fw.word * 64 + s.0 as u64));
+                        }
+                    }
+                });
+                let mut by_entry = Vec::new();
+                for s in Bitboard(on) {
+                    let pos = sub_layout.decode_valid(h, w * 64 + s.0 as u64);
+                    for_each_uncapture(&pos, captured, |pred| {
+                        let (ph, pi) = layout.encode(pred).unwrap();
+                        by_entry.push((ph as u8, pi));
+                    });
+                }
+                by_frame.sort_unstable();
+                by_entry.sort_unstable();
+                assert_eq!(by_frame, by_entry, "{sub} {h:?} word {w}");
+                compared += by_entry.len() as u64;
+            }
+        }
+        assert!(compared > 1_000_000, "{compared}");
     }
 
     #[test]

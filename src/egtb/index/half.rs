@@ -280,6 +280,70 @@ impl HalfIndex {
         })
     }
 
+    /// The entries of the main zone numbered `range` when the digit of the group of `man` (a
+    /// colour and kind) is made the least significant, the others keeping their order, as
+    /// `f(entry)` in that order: each KK block is numbered again onto itself. An odometer: one
+    /// full decomposition a block, then an add or two an entry.
+    pub(super) fn each_with_man_fastest(
+        &self,
+        range: std::ops::Range<u64>,
+        man: (Color, PieceType),
+        mut f: impl FnMut(u64),
+    ) {
+        let l = &self.main;
+        let g = (0..l.n)
+            .find(|&i| (l.groups[i].color, l.groups[i].kind) == man)
+            .expect("the man's group is in the layout");
+        // Digits least significant first in the new numbering: the man's, then the others
+        // from the least significant.
+        let mut order = [0usize; MAX_GROUPS];
+        let others = l.significance[..l.n]
+            .iter()
+            .rev()
+            .map(|&i| i as usize)
+            .filter(|&i| i != g);
+        for (o, i) in order.iter_mut().zip(std::iter::once(g).chain(others)) {
+            *o = i;
+        }
+        let order = &order[..l.n];
+        let mut p = range.start;
+        while p < range.end.min(self.main_size) {
+            let kk = find_block(&self.kk_base, p);
+            let (fks, fkn) = kk_placements(self.pawns).list[kk];
+            let mut d = [0u64; MAX_GROUPS];
+            self.ranges(l, fks, fkn, &mut d);
+            // Each digit's weight in the entry's own numbering.
+            let mut weight = [0u64; MAX_GROUPS];
+            let mut w = 1;
+            for &i in l.significance[..l.n].iter().rev() {
+                weight[i as usize] = w;
+                w *= d[i as usize];
+            }
+            let end = range.end.min(self.kk_base[kk + 1]);
+            let mut off = p - self.kk_base[kk];
+            let mut coord = [0u64; MAX_GROUPS];
+            let mut idx = self.kk_base[kk];
+            for &i in order {
+                coord[i] = off % d[i];
+                off /= d[i];
+                idx += coord[i] * weight[i];
+            }
+            while p < end {
+                f(idx);
+                p += 1;
+                for &i in order {
+                    coord[i] += 1;
+                    idx += weight[i];
+                    if coord[i] < d[i] {
+                        break;
+                    }
+                    coord[i] = 0;
+                    idx -= d[i] * weight[i];
+                }
+            }
+        }
+    }
+
     /// `index_main` of a position whose kings and side to move are those `f` was made for.
     #[inline(always)]
     pub(super) fn index_in_frame(&self, f: &KingFrame, pos: &TbPosition) -> Option<u64> {
