@@ -74,9 +74,9 @@ use super::depth_log::{DepthLog, DepthReader, LogScratch, SEGMENT};
 use super::layout::Layout;
 use super::move_counts::{nibble, CountsWriter, MoveCounts};
 use super::moves::{
-    for_each_conversion, for_each_frame_capture, for_each_frame_move, for_each_frame_uncapture,
-    for_each_move, for_each_quiet, for_each_quiet_set, for_each_uncapture, in_check, may_convert,
-    Legality, MoveClass,
+    for_each_capturer_frame_uncapture, for_each_conversion, for_each_frame_capture,
+    for_each_frame_move, for_each_frame_uncapture, for_each_move, for_each_quiet,
+    for_each_quiet_set, for_each_uncapture_but, in_check, may_convert, Legality, MoveClass,
 };
 use super::solve::{
     for_each_pred, for_each_pred_word, for_each_succ_word, to_file_value, SubTables,
@@ -863,9 +863,21 @@ struct Seeds {
     starts: Vec<usize>,
     /// Sub-table entries; `Y_WINS` marks those that Y, to move, wins.
     entries: Vec<u32>,
-    /// The sub-table's positions hold the layout's lone last man, and each depth's entries
-    /// are in an order where he moves fastest.
-    lone: bool,
+    /// The man whose squares make the runs of each depth's entries, where they are in an order
+    /// where he moves fastest (`seed` un-captures a run at once).
+    frames: Option<Frames>,
+}
+
+/// Which man a run of seeds differs in alone (`Seeds::frames`), and so how `seed` un-captures
+/// the run at once.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Frames {
+    /// The layout's lone last man, who stands by or makes the capture
+    /// (`for_each_frame_uncapture`).
+    Lone,
+    /// The one man of this type of the side that captured, who took the layout's lone last man
+    /// (`for_each_capturer_frame_uncapture`); the other men's un-captures go entry by entry.
+    Capturer(PieceType),
 }
 
 const Y_WINS: u32 = 1 << 31;
@@ -1151,11 +1163,31 @@ impl BitmapSolver<'_> {
             .collect()
     }
 
-    /// The layout's lone last man, in the colours of the sub-table's positions, where those of
-    /// `plan` hold him (he is not the man taken).
-    fn lone_in(&self, plan: &SeedPlan) -> Option<(Color, PieceType)> {
-        let (c, k) = self.layout.lone_last_man()?;
-        ((c, k) != (!plan.mover, plan.captured)).then_some((if plan.flip { !c } else { c }, k))
+    /// How the seeds of `plan` are un-captured a run at a time (`Frames`), if they can be: by
+    /// the lone man where the sub-table's positions hold him, else by the capturer with the
+    /// most un-moves of whom there is one.
+    fn frames_of(&self, plan: &SeedPlan) -> Option<Frames> {
+        let lone = self.layout.lone_last_man()?;
+        if lone != (!plan.mover, plan.captured) {
+            return Some(Frames::Lone);
+        }
+        [
+            PieceType::Queen,
+            PieceType::Rook,
+            PieceType::Bishop,
+            PieceType::Knight,
+        ]
+        .into_iter()
+        .find(|&k| self.material.count(plan.mover, k) == 1)
+        .map(Frames::Capturer)
+    }
+
+    /// The man a run of seeds with `frames` differs in (this endgame's colours).
+    fn frame_man(&self, frames: Frames, mover: Color) -> (Color, PieceType) {
+        match frames {
+            Frames::Lone => self.layout.lone_last_man().expect("a lone last man"),
+            Frames::Capturer(k) => (mover, k),
+        }
     }
 
     fn seeds_of(&self, plan: SeedPlan) -> Result<Seeds, GenError> {
@@ -1226,12 +1258,15 @@ impl BitmapSolver<'_> {
             let code = codes[idx as usize].load(Relaxed);
             (code != 0).then(|| ((code & !WINS) - 1, code & WINS != 0))
         };
-        // Where the sub-table's positions hold the layout's lone last man, each depth's
-        // entries are placed in an order where he moves fastest (`seed` un-captures them a
-        // frame at a time); Nalimov's index moves a man of the side not to move fastest.
+        // Each depth's entries are placed in an order where the man of their runs moves
+        // fastest (`seed` un-captures a run at once); Nalimov's index moves a man of the side
+        // not to move fastest.
         let index = table.index();
-        let lone = self.lone_in(&plan);
-        let reordered = lone.filter(|&m| index.significance(half).last() != Some(m));
+        let frames = self.frames_of(&plan);
+        let reordered = frames
+            .map(|f| self.frame_man(f, mover))
+            .map(|(c, k)| (if flip { !c } else { c }, k))
+            .filter(|&m| index.significance(half).last() != Some(m));
         let places = match reordered {
             Some(_) => index.zones(half).0,
             None => size,
@@ -1273,7 +1308,7 @@ impl BitmapSolver<'_> {
             flip,
             mover,
             captured,
-            lone: lone.is_some(),
+            frames,
             starts,
             entries: slots.into_iter().map(AtomicU32::into_inner).collect(),
         })
@@ -1897,18 +1932,22 @@ impl BitmapSolver<'_> {
             return;
         }
         let table = &self.subs.tables[s.table];
-        // Entries one after the other that differ only in the lone man's square (`seeds_of`
-        // placed them so) are un-captured a frame at a time, a word of predecessors at once.
-        let lone = self.layout.lone_last_man().filter(|_| s.lone);
+        // Entries one after the other that differ only in one man's square (`seeds_of` placed
+        // them so) are un-captured a run at a time, a word of predecessors at once.
+        let man = s.frames.map(|f| self.frame_man(f, s.mover));
+        let but = match s.frames {
+            Some(Frames::Capturer(k)) => Some(k),
+            _ => None,
+        };
         s.entries[range[0]..range[1]]
             .par_chunks(1 << 10)
             .for_each(|chunk| {
                 let mut done = 0;
                 let mut reached = Reached::new(state);
                 let mut near = None;
-                // The frame being gathered: its men, the lone man's squares, and whether Y
-                // wins them.
-                let mut group: Option<(TbPosition, u64, bool)> = None;
+                // The run being gathered: its frame (the men but the run's), his squares, and
+                // whether Y wins them.
+                let mut run: Option<(TbPosition, u64, bool)> = None;
                 for &e in chunk {
                     let y_wins = e & Y_WINS != 0;
                     if skipped[y_wins as usize] {
@@ -1920,55 +1959,51 @@ impl BitmapSolver<'_> {
                         continue;
                     };
                     let mut pos = if s.flip { pos.color_flipped() } else { pos };
-                    if let Some((lc, lk)) = lone {
-                        let men = &mut pos.pieces[lc.index()][lk.index()];
-                        let at = men.0;
-                        *men = Bitboard::EMPTY;
-                        match &mut group {
-                            Some((frame, on, wins)) if *frame == pos && *wins == y_wins => {
-                                *on |= at;
-                            }
-                            _ => {
-                                if let Some((frame, on, wins)) = group.replace((pos, at, y_wins)) {
-                                    done += self.uncapture_frame(&mut reached, s, &frame, on, wins);
-                                }
+                    if s.frames != Some(Frames::Lone) {
+                        reached.start_captures(!y_wins);
+                        for_each_uncapture_but(&pos, s.captured, but, |pred| {
+                            let (ph, pi) = self.layout.encode_near(&mut near, pred);
+                            // Near a diagonal the counters leave captures out.
+                            let counted =
+                                state.counts_captures && self.layout.no_symmetric_neighbours(pred);
+                            done += reached.push(ph, pi, counted);
+                        });
+                        done += reached.flush();
+                    }
+                    let Some((c, k)) = man else {
+                        continue;
+                    };
+                    let at = std::mem::take(&mut pos.pieces[c.index()][k.index()]).0;
+                    match &mut run {
+                        Some((frame, on, wins)) if *frame == pos && *wins == y_wins => *on |= at,
+                        _ => {
+                            if let Some(last) = run.replace((pos, at, y_wins)) {
+                                done += self.uncapture_run(&mut reached, s, last);
                             }
                         }
-                        continue;
                     }
-                    reached.start_captures(!y_wins);
-                    for_each_uncapture(&pos, s.captured, |pred| {
-                        let (ph, pi) = self.layout.encode_near(&mut near, pred);
-                        // Near a diagonal the counters leave captures out.
-                        let counted =
-                            state.counts_captures && self.layout.no_symmetric_neighbours(pred);
-                        done += reached.push(ph, pi, counted);
-                    });
-                    done += reached.flush();
                 }
-                if let Some((frame, on, wins)) = group {
-                    done += self.uncapture_frame(&mut reached, s, &frame, on, wins);
+                if let Some(last) = run {
+                    done += self.uncapture_run(&mut reached, s, last);
                 }
                 fresh.fetch_add(done, Relaxed);
             });
     }
 
-    /// `seed`'s un-captures of the sub-table positions `frame` with the layout's lone last man
-    /// on the squares `on`, all of which Y wins (`y_wins`) or all of which Y loses: each
-    /// predecessor frame's words at once (`for_each_frame_uncapture`).
-    fn uncapture_frame(
+    /// `seed`'s un-captures of a run of sub-table positions (`Seeds::frames`): its frame (the
+    /// men but the run's), the squares of the run's man, and whether Y wins them (all of them,
+    /// or none); each predecessor frame's words at once.
+    fn uncapture_run(
         &self,
         reached: &mut Reached,
         s: &Seeds,
-        frame: &TbPosition,
-        on: u64,
-        y_wins: bool,
+        (frame, on, y_wins): (TbPosition, u64, bool),
     ) -> u64 {
         let lone = self.layout.lone_last_man().expect("a lone last man");
         let ph = Half::of(s.mover);
         let mut done = 0;
         reached.start_captures(!y_wins);
-        for_each_frame_uncapture(frame, lone, on, s.captured, |pred, mask| {
+        let mut push = |pred: &TbPosition, mask: u64| {
             let fw = self.layout.frame_word(pred);
             // Near a diagonal the counters leave captures out; the kings decide.
             let counted =
@@ -1978,7 +2013,13 @@ impl BitmapSolver<'_> {
                     done += reached.push_word(ph, fw.word, sym.bitboard(Bitboard(part)).0, counted);
                 }
             }
-        });
+        };
+        match s.frames {
+            Some(Frames::Capturer(k)) => {
+                for_each_capturer_frame_uncapture(&frame, k, on, lone, &mut push)
+            }
+            _ => for_each_frame_uncapture(&frame, lone, on, s.captured, &mut push),
+        }
         done + reached.flush()
     }
 

@@ -764,11 +764,23 @@ pub fn lone_squares(pos: &TbPosition, (lc, lk): (Color, PieceType)) -> u64 {
 /// man where it stands now. Pawnless endgames only (no pawn captures, no promotions). The
 /// un-captures lead from a sub-endgame's positions back into this endgame's.
 #[inline]
-pub fn for_each_uncapture(pos: &TbPosition, captured: PieceType, mut f: impl FnMut(&TbPosition)) {
+pub fn for_each_uncapture(pos: &TbPosition, captured: PieceType, f: impl FnMut(&TbPosition)) {
+    for_each_uncapture_but(pos, captured, None, f);
+}
+
+/// `for_each_uncapture` but for those of a man of type `but`, where given (they are made a
+/// frame at a time: `for_each_capturer_frame_uncapture`).
+#[inline]
+pub fn for_each_uncapture_but(
+    pos: &TbPosition,
+    captured: PieceType,
+    but: Option<PieceType>,
+    mut f: impl FnMut(&TbPosition),
+) {
     let s = pos.stm;
     let (mi, si) = ((!s).index(), s.index());
     let occ = pos.occupied();
-    for kind in PIECES {
+    for kind in PIECES.into_iter().filter(|&k| Some(k) != but) {
         for to in pos.pieces[mi][kind.index()] {
             let froms = match kind {
                 PieceType::Knight => knight_attacks(to),
@@ -831,6 +843,37 @@ pub fn for_each_frame_uncapture(
             if froms != 0 {
                 f(&pred, froms);
             }
+        }
+    }
+}
+
+/// The un-captures by one man of positions that differ in his square alone (pawnless), the man
+/// taken being a lone one of colour and type `lone` (no pawn): `frame` holds every man but the
+/// capturer, a man of type `kind` (not a king) of the side that just moved, who stands on each
+/// square of `on` in turn, and the side to move in `frame` just lost the lone man there. For
+/// each square the capturer can have come from, `f(pred, mask)` once: `pred` the predecessor
+/// without the lone man, the capturer on that square, and `mask` the squares of `on` the lone
+/// man stood on (the capturer went from there to each through empty squares, and the side then
+/// not to move is out of check). Each bit is one predecessor: those `for_each_uncapture` gives
+/// of the capturer's entries, by him.
+pub fn for_each_capturer_frame_uncapture(
+    frame: &TbPosition,
+    kind: PieceType,
+    on: u64,
+    lone: (Color, PieceType),
+    mut f: impl FnMut(&TbPosition, u64),
+) {
+    debug_assert_ne!(kind, PieceType::King, "the kings stay in the frame");
+    let mover = !frame.stm;
+    let occ = frame.occupied();
+    let froms = Bitboard(on).fold(0, |b, to| b | piece_attacks(kind, to, occ).0) & !occ.0;
+    for from in Bitboard(froms) {
+        let mut pred = *frame;
+        pred.pieces[mover.index()][kind.index()].set(from);
+        pred.stm = mover;
+        let mask = piece_attacks(kind, from, occ).0 & on & lone_squares(&pred, lone);
+        if mask != 0 {
+            f(&pred, mask);
         }
     }
 }
@@ -1017,6 +1060,72 @@ mod tests {
             }
         }
         assert!(compared > 1_000_000, "{compared}");
+    }
+
+    /// Where the lone man is the one taken, the un-captures by one capturer of positions that
+    /// differ in his square alone, found at once (`for_each_capturer_frame_uncapture`), with
+    /// those of the other men entry by entry (`for_each_uncapture_but`), are those found entry
+    /// by entry, as many times: KQRK's positions with Black to move (the queen, then the rook,
+    /// made fastest by `EndgameIndex::each_with_man_fastest`, as `bitmaps`'s seeds are), each
+    /// numbered in KQRKN's layout.
+    #[test]
+    fn uncaptures_of_the_lone_man_by_frame_equal_those_by_entry() {
+        let layout_index = EndgameIndex::new(&Material::parse("KQRKN").unwrap());
+        let layout = Layout::new(&layout_index);
+        let lone = layout.lone_last_man().unwrap();
+        assert_eq!(lone, (Color::Black, PieceType::Knight));
+        let sub = EndgameIndex::new(&Material::parse("KQRK").unwrap());
+        let h = Half::Btm;
+        let number = |pred: &TbPosition| {
+            let (ph, pi) = layout.encode(pred).unwrap();
+            (ph as u8, pi)
+        };
+        for kind in [PieceType::Queen, PieceType::Rook] {
+            let capturer = (Color::White, kind);
+            let (mut by_frame, mut by_entry) = (Vec::new(), Vec::new());
+            let mut group: Option<(TbPosition, u64)> = None;
+            let flush = |group: Option<(TbPosition, u64)>, out: &mut Vec<(u8, u64)>| {
+                let Some((frame, on)) = group else { return };
+                for_each_capturer_frame_uncapture(&frame, kind, on, lone, |pred, mask| {
+                    let fw = layout.frame_word(pred);
+                    for (sym, part) in fw.parts(mask) {
+                        for s in sym.bitboard(Bitboard(part)) {
+                            out.push((Half::of(pred.stm) as u8, fw.word * 64 + s.0 as u64));
+                        }
+                    }
+                });
+            };
+            let (mut runs, mut positions) = (0u64, 0u64);
+            sub.each_with_man_fastest(h, 0..sub.zones(h).0 / 3, capturer, |idx| {
+                let Some(pos) = sub.decode(h, idx) else {
+                    return;
+                };
+                positions += 1;
+                for_each_uncapture(&pos, PieceType::Knight, |pred| by_entry.push(number(pred)));
+                for_each_uncapture_but(&pos, PieceType::Knight, Some(kind), |pred| {
+                    by_frame.push(number(pred))
+                });
+                let mut frame = pos;
+                let at = std::mem::take(&mut frame.pieces[0][kind.index()]).0;
+                match &mut group {
+                    Some((f, on)) if *f == frame => *on |= at,
+                    _ => {
+                        runs += 1;
+                        flush(group.replace((frame, at)), &mut by_frame);
+                    }
+                }
+            });
+            flush(group, &mut by_frame);
+            by_frame.sort_unstable();
+            by_entry.sort_unstable();
+            assert_eq!(by_frame.len(), by_entry.len(), "{kind:?}");
+            assert!(by_frame == by_entry, "{kind:?}");
+            // Runs of many positions: the frames were made at once.
+            assert!(
+                positions > 100_000 && runs * 10 < positions,
+                "{kind:?}: {runs} {positions}"
+            );
+        }
     }
 
     #[test]
