@@ -76,7 +76,7 @@ use super::move_counts::{nibble, CountsWriter, MoveCounts};
 use super::moves::{
     for_each_capturer_frame_uncapture, for_each_conversion, for_each_frame_capture,
     for_each_frame_move, for_each_frame_uncapture, for_each_move, for_each_quiet,
-    for_each_quiet_set, for_each_uncapture_but, in_check, may_convert, Legality, MoveClass,
+    for_each_quiet_set, for_each_uncapture, in_check, may_convert, Legality, MoveClass,
 };
 use super::solve::{
     for_each_pred, for_each_pred_word, for_each_succ_word, to_file_value, SubTables,
@@ -1961,7 +1961,7 @@ impl BitmapSolver<'_> {
                     let mut pos = if s.flip { pos.color_flipped() } else { pos };
                     if s.frames != Some(Frames::Lone) {
                         reached.start_captures(!y_wins);
-                        for_each_uncapture_but(&pos, s.captured, but, |pred| {
+                        for_each_uncapture(&pos, s.captured, but, |pred| {
                             let (ph, pi) = self.layout.encode_near(&mut near, pred);
                             // Near a diagonal the counters leave captures out.
                             let counted =

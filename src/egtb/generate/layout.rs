@@ -1588,7 +1588,7 @@ mod tests {
                     stm: Color::Black,
                     ..pos
                 };
-                for_each_uncapture(&pos, captured, |pred| {
+                for_each_uncapture(&pos, captured, None, |pred| {
                     assert_eq!(
                         Some(layout.encode_near(&mut near, pred)),
                         layout.encode(pred),

@@ -763,15 +763,10 @@ pub fn lone_squares(pos: &TbPosition, (lc, lk): (Color, PieceType)) -> u64 {
 /// the man that moved stood on an empty square it attacks from where it stands, the captured
 /// man where it stands now. Pawnless endgames only (no pawn captures, no promotions). The
 /// un-captures lead from a sub-endgame's positions back into this endgame's.
+/// Where `but` names a type, the un-captures by a man of it are left out (`bitmaps` makes
+/// them a run at a time: `for_each_capturer_frame_uncapture`).
 #[inline]
-pub fn for_each_uncapture(pos: &TbPosition, captured: PieceType, f: impl FnMut(&TbPosition)) {
-    for_each_uncapture_but(pos, captured, None, f);
-}
-
-/// `for_each_uncapture` but for those of a man of type `but`, where given (they are made a
-/// frame at a time: `for_each_capturer_frame_uncapture`).
-#[inline]
-pub fn for_each_uncapture_but(
+pub fn for_each_uncapture(
     pos: &TbPosition,
     captured: PieceType,
     but: Option<PieceType>,
@@ -990,7 +985,7 @@ mod tests {
                     };
                     captures += 1;
                     let kind = PieceType::from_index(captured as usize);
-                    for_each_uncapture(succ, kind, |pred| {
+                    for_each_uncapture(succ, kind, None, |pred| {
                         assert!(!pred.attacked_by(pred.king(!pred.stm), pred.stm));
                         let mut back = false;
                         for_each_conversion(pred, &Legality::of(pred), |s, _| {
@@ -1048,7 +1043,7 @@ mod tests {
                 let mut by_entry = Vec::new();
                 for s in Bitboard(on) {
                     let pos = sub_layout.decode_valid(h, w * 64 + s.0 as u64);
-                    for_each_uncapture(&pos, captured, |pred| {
+                    for_each_uncapture(&pos, captured, None, |pred| {
                         let (ph, pi) = layout.encode(pred).unwrap();
                         by_entry.push((ph as u8, pi));
                     });
@@ -1064,10 +1059,10 @@ mod tests {
 
     /// Where the lone man is the one taken, the un-captures by one capturer of positions that
     /// differ in his square alone, found at once (`for_each_capturer_frame_uncapture`), with
-    /// those of the other men entry by entry (`for_each_uncapture_but`), are those found entry
-    /// by entry, as many times: KQRK's positions with Black to move (the queen, then the rook,
-    /// made fastest by `EndgameIndex::each_with_man_fastest`, as `bitmaps`'s seeds are), each
-    /// numbered in KQRKN's layout.
+    /// those of the other men entry by entry (`for_each_uncapture` with `but`), are those
+    /// found entry by entry, as many times: KQRK's positions with Black to move (the queen,
+    /// then the rook, made fastest by `EndgameIndex::each_with_man_fastest`, as `bitmaps`'s
+    /// seeds are), each numbered in KQRKN's layout.
     #[test]
     fn uncaptures_of_the_lone_man_by_frame_equal_those_by_entry() {
         let layout_index = EndgameIndex::new(&Material::parse("KQRKN").unwrap());
@@ -1101,8 +1096,10 @@ mod tests {
                     return;
                 };
                 positions += 1;
-                for_each_uncapture(&pos, PieceType::Knight, |pred| by_entry.push(number(pred)));
-                for_each_uncapture_but(&pos, PieceType::Knight, Some(kind), |pred| {
+                for_each_uncapture(&pos, PieceType::Knight, None, |pred| {
+                    by_entry.push(number(pred))
+                });
+                for_each_uncapture(&pos, PieceType::Knight, Some(kind), |pred| {
                     by_frame.push(number(pred))
                 });
                 let mut frame = pos;
