@@ -787,3 +787,57 @@ fn dtm_of_one_side_to_move_reads_verifies_and_builds() {
     let t = EndgameTables::open(dir.path(), &kpk).unwrap();
     assert_eq!(Some(hashes_of(dir.path(), &t)), value_hashes("KPK"));
 }
+
+/// DTM of the side a file leaves out, worked out a run of one man's squares at a time
+/// (`EndgameTables::dtm_by_runs`, as a six-man build reads its five-man sub-tables), is the
+/// DTM the file held before, at every valid entry, each entry once: the run's man the side to
+/// move's, or the other side's where the side to move has only its king.
+#[test]
+fn dtm_left_out_worked_out_by_runs_is_the_one_stored() {
+    use fortress::egtb::file::{file_name, keep_half};
+    use fortress::egtb::tables::DtmRuns;
+    let mut movers = [false; 2];
+    for name in ["KRKN", "KQRK", "KBNK", "KQKR"] {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let m = Material::parse(name).unwrap();
+        let quick = GenOptions {
+            verify: false,
+            ..GenOptions::new(dir.path())
+        };
+        gentb(&[m], &quick, &mut |_| {}).expect("generation");
+        let half = EndgameTables::open(dir.path(), &m)
+            .unwrap()
+            .zeroing_missing()
+            .expect("DTZ of one side");
+        let (kept, stored): (Vec<_>, Vec<_>) = read_metric(dir.path(), &m, Metric::Dtm)
+            .into_iter()
+            .partition(|(h, _)| *h != half);
+        let (kept, stored) = (kept[0].0, &stored[0].1);
+        keep_half(&dir.path().join(file_name(&m, Metric::Dtm)), kept).unwrap();
+        let t = EndgameTables::open(dir.path(), &m).unwrap();
+        assert_eq!(t.dtm_missing(), Some(half), "{name}");
+        let subs = open_subs(std::iter::once(dir.path()), &m).unwrap();
+        let man = t.run_man(half).expect("a man of one of a kind");
+        movers[(man.0 == half.stm()) as usize] = true;
+        let index = t.index();
+        let mut seen = vec![0u8; index.size(half) as usize];
+        let (mut valid, mut decided) = (0u64, 0u64);
+        let mut runs = DtmRuns::default();
+        let zone = 0..index.zones(half).0;
+        t.dtm_by_runs(half, zone, man, &subs[..], &mut runs, |i, v| {
+            seen[i as usize] += 1;
+            if index.decode(half, i).is_some() {
+                assert_eq!(v, Some(stored[i as usize]), "{name}, entry {i}");
+                valid += 1;
+                decided +=
+                    matches!(v.unwrap().outcome(), Outcome::Win(_) | Outcome::Loss(_)) as u64;
+            }
+        });
+        assert!(seen.iter().all(|&n| n == 1), "{name}: every entry once");
+        assert!(
+            decided > 10_000 && valid > decided,
+            "{name}: {decided} of {valid}"
+        );
+    }
+    assert_eq!(movers, [true; 2], "men of both sides ran");
+}

@@ -7,7 +7,7 @@
 //! arithmetic).
 
 use super::file::{Metric, Outcome, TbValue, Wdl5};
-use super::index::{Half, OwnFrame, TbPosition};
+use super::index::{FrameCache, Half, OwnFrame, TbPosition};
 use super::material::Material;
 use super::plies::{
     backed, capped_at_rule50, loss, preference, wdl_of_result, zeroing, CODE_DRAW, CODE_NONE,
@@ -193,46 +193,161 @@ pub fn dtm_value(
     };
     with_scratch(|pos| {
         set_position(pos, tb);
-        let moves = legal_moves(pos);
-        if moves.is_empty() {
-            return (!won && pos.in_check()).then(|| TbValue::loss(0)).flatten();
-        }
-        // The shortest loss a move reaches (a win), or the longest win (a loss).
-        let mut best: Option<u16> = None;
         let mut reach = Successors::of(pos, tb, own, all);
-        for m in moves.iter() {
+        dtm_by_moves(pos, won, all, |m| {
             let (succ, effect) = successor(pos, tb, m);
-            let Some((t, h, i)) = reach.locate(m, effect, &succ)? else {
-                if won {
-                    continue; // bare kings: a draw
-                }
-                return None;
-            };
-            let result = t.result(h, i)?;
-            match (won, result.without_rule()) {
-                (true, Wdl5::Loss) => {
-                    let Outcome::Loss(k) = t.dtm_with(h, i, Some(result), all)?.outcome() else {
-                        return None;
-                    };
-                    best = Some(best.map_or(k, |b| b.min(k)));
-                }
-                (true, _) => {}
-                (false, Wdl5::Win) => {
-                    let Outcome::Win(k) = t.dtm_with(h, i, Some(result), all)?.outcome() else {
-                        return None;
-                    };
-                    best = Some(best.map_or(k, |b| b.max(k)));
-                }
-                (false, _) => return None,
-            }
-        }
-        let k = best?;
-        if won {
-            TbValue::win(k + 1)
-        } else {
-            TbValue::loss(k)
-        }
+            reach.locate(m, effect, &succ)
+        })
     })
+}
+
+/// DTM of `pos`, a win if `won`, else a loss, from its moves: `locate(move)` gives the
+/// table and entry each reaches as `Successors::locate` does.
+fn dtm_by_moves<'a, E: Endgames + ?Sized>(
+    pos: &Position,
+    won: bool,
+    all: &E,
+    mut locate: impl FnMut(Move) -> Option<Option<(&'a EndgameTables, Half, u64)>>,
+) -> Option<TbValue> {
+    let moves = legal_moves(pos);
+    if moves.is_empty() {
+        return (!won && pos.in_check()).then(|| TbValue::loss(0)).flatten();
+    }
+    // The shortest loss a move reaches (a win), or the longest win (a loss).
+    let mut best: Option<u16> = None;
+    for m in moves.iter() {
+        let Some((t, h, i)) = locate(m)? else {
+            if won {
+                continue; // bare kings: a draw
+            }
+            return None;
+        };
+        let result = t.result(h, i)?;
+        match (won, result.without_rule()) {
+            (true, Wdl5::Loss) => {
+                let Outcome::Loss(k) = t.dtm_with(h, i, Some(result), all)?.outcome() else {
+                    return None;
+                };
+                best = Some(best.map_or(k, |b| b.min(k)));
+            }
+            (true, _) => {}
+            (false, Wdl5::Win) => {
+                let Outcome::Win(k) = t.dtm_with(h, i, Some(result), all)?.outcome() else {
+                    return None;
+                };
+                best = Some(best.map_or(k, |b| b.max(k)));
+            }
+            (false, _) => return None,
+        }
+    }
+    let k = best?;
+    if won {
+        TbValue::win(k + 1)
+    } else {
+        TbValue::loss(k)
+    }
+}
+
+/// Where the successors that keep the material lie for a run of positions (`dtm_run`), kept
+/// by a thread from run to run so that a run allocates nothing.
+#[derive(Default)]
+pub struct RunScratch {
+    frames: FrameCache,
+    /// The entries reached by the run's man's own moves, by his square after the move.
+    by_man: Vec<Option<(Half, u64)>>,
+    /// The other men's moves seen in the run (from, to), and the entries each reaches, by the
+    /// run's man's square.
+    moves: Vec<(Square, Square)>,
+    by_move: Vec<[Option<(Half, u64)>; 64]>,
+}
+
+/// `dtm_value` of each position of a run of `own`'s positions that differ only in the square
+/// of `man` (a colour and kind of which the endgame has one man, not a king): `frame` holds
+/// the other men and the side to move, `run` the man's square and the result of each
+/// position. The entries of the successors that keep the material are numbered for the whole
+/// run at once, a move of the other men at a time (`FrameCache::index_own_each`), and the
+/// successors his own moves reach are numbered once for all his squares. `out(k, value)` for
+/// `run[k]`, the value None as `dtm_value`'s.
+pub fn dtm_run(
+    frame: &TbPosition,
+    man: (Color, PieceType),
+    run: &[(Square, Wdl5)],
+    own: &EndgameTables,
+    all: &(impl Endgames + ?Sized),
+    scratch: &mut RunScratch,
+    mut out: impl FnMut(usize, Option<TbValue>),
+) {
+    let pawn = PieceType::Pawn.index();
+    debug_assert!(frame.pieces[0][pawn].0 | frame.pieces[1][pawn].0 == 0);
+    debug_assert!(frame.ep.is_none() && man.1 != PieceType::King);
+    let index = own.index();
+    let (mc, mk) = (man.0.index(), man.1.index());
+    let RunScratch {
+        frames,
+        by_man,
+        moves,
+        by_move,
+    } = scratch;
+    by_man.clear();
+    moves.clear();
+    let squares = run.iter().fold(0u64, |b, &(s, _)| b | 1 << s.index());
+    for (k, &(s, result)) in run.iter().enumerate() {
+        let won = match result.without_rule() {
+            Wdl5::Win => true,
+            Wdl5::Loss => false,
+            _ => {
+                out(k, Some(TbValue::DRAW));
+                continue;
+            }
+        };
+        let mut tb = *frame;
+        tb.pieces[mc][mk].set(s);
+        let v = with_scratch(|pos| {
+            set_position(pos, &tb);
+            let mut reach = Successors::of(pos, &tb, own, all);
+            dtm_by_moves(pos, won, all, |m| {
+                // Pawnless (`EndgameTables::run_man`): a move that captures nothing stays.
+                if pos.piece_at(m.to()).is_some() {
+                    let (succ, effect) = successor(pos, &tb, m);
+                    return reach.locate(m, effect, &succ);
+                }
+                let entry = if m.from() == s {
+                    if by_man.is_empty() {
+                        let mut after = *frame;
+                        after.stm = !frame.stm;
+                        by_man.resize(64, None);
+                        let empty = !frame.occupied().0;
+                        frames.index_own_each(index, &after, man, empty, |t, e| {
+                            by_man[t.index()] = e
+                        });
+                    }
+                    by_man[m.to().index()]
+                } else {
+                    let key = (m.from(), m.to());
+                    let at = match moves.iter().position(|&k| k == key) {
+                        Some(at) => at,
+                        None => {
+                            let (mut other, _) = successor(pos, &tb, m);
+                            other.pieces[mc][mk].clear(s);
+                            if by_move.len() == moves.len() {
+                                by_move.push([None; 64]);
+                            }
+                            let entries = &mut by_move[moves.len()];
+                            let free = squares & !(1 << m.to().index());
+                            frames.index_own_each(index, &other, man, free, |t, e| {
+                                entries[t.index()] = e
+                            });
+                            moves.push(key);
+                            moves.len() - 1
+                        }
+                    };
+                    by_move[at][s.index()]
+                };
+                Some(Some((own, entry?.0, entry?.1)))
+            })
+        });
+        out(k, v);
+    }
 }
 
 thread_local! {

@@ -9,13 +9,24 @@ use super::file::{
 };
 use super::index::{EndgameIndex, Half, TbPosition};
 use super::material::Material;
-use super::one_ply::{dtm_value, set_position, zeroing_values, Endgames};
+use super::one_ply::{dtm_run, dtm_value, set_position, zeroing_values, Endgames, RunScratch};
 use super::plies::RULE50_PLIES;
-use crate::chess::Position;
+use crate::chess::{Color, PieceType, Position, Square};
 use crate::memory::HugeArray;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+
+/// What `EndgameTables::dtm_by_runs` keeps from run to run: a thread's, so that it
+/// allocates nothing once warm.
+#[derive(Default)]
+pub struct DtmRuns {
+    /// The run's other men and side to move.
+    frame: Option<TbPosition>,
+    entries: Vec<u64>,
+    run: Vec<(Square, Wdl5)>,
+    scratch: RunScratch,
+}
 
 /// The most men of an endgame whose DTZ and DTZ50 are stored for one side to move
 /// (`EndgameTables::keep_one_side`). Six-man tables keep both: their verification in rounds
@@ -175,6 +186,94 @@ impl EndgameTables {
             c.store(v.raw() + 1, Relaxed);
         }
         Some(v)
+    }
+
+    /// These tables opened again and held as `hold_results_and_dtm` holds them, for a reader
+    /// that reads around every entry of the side DTM leaves out once (`dtm_by_runs`), then
+    /// lets them go. None where the memory or the files do not allow it.
+    pub fn held_copy(&self) -> Option<EndgameTables> {
+        crate::memory::check(self.results_and_dtm_bytes()).ok()?;
+        let dir = self.files[0].path().parent()?;
+        let mut t = EndgameTables::open(dir, &self.material).ok()?;
+        t.hold_results_and_dtm().ok()?;
+        Some(t)
+    }
+
+    /// The man by whose squares `dtm_by_runs` works out DTM of `half`: one of a kind, not a
+    /// king, the side to move's where it has one. None where `half` is stored, or the
+    /// endgame has pawns (entries outside the main zone) or the same men on both sides.
+    pub fn run_man(&self, half: Half) -> Option<(Color, PieceType)> {
+        let m = &self.material;
+        if self.dtm_missing != Some(half) || m.has_pawns() || m.is_symmetric() {
+            return None;
+        }
+        let stm = half.stm();
+        [stm, !stm]
+            .into_iter()
+            .flat_map(|c| {
+                [
+                    PieceType::Queen,
+                    PieceType::Rook,
+                    PieceType::Bishop,
+                    PieceType::Knight,
+                ]
+                .map(|k| (c, k))
+            })
+            .find(|&(c, k)| m.count(c, k) == 1)
+    }
+
+    /// `dtm` of the entries of `half`, the half DTM leaves out, at `range` of the order in
+    /// which `man` (`run_man`) moves fastest (`EndgameIndex::each_with_man_fastest`): a run of
+    /// positions that differ only in his square at a time (`one_ply::dtm_run`), so that the
+    /// entries of their successors are numbered a frame at a time. `f(entry, value)` for each
+    /// entry, as `dtm` would give it.
+    pub fn dtm_by_runs(
+        &self,
+        half: Half,
+        range: std::ops::Range<u64>,
+        man: (Color, PieceType),
+        all: &(impl Endgames + ?Sized),
+        runs: &mut DtmRuns,
+        mut f: impl FnMut(u64, Option<TbValue>),
+    ) {
+        debug_assert_eq!(self.run_man(half), Some(man));
+        let (mc, mk) = (man.0.index(), man.1.index());
+        let size = self.index.size(half);
+        let flush = |runs: &mut DtmRuns, f: &mut dyn FnMut(u64, Option<TbValue>)| {
+            if let Some(frame) = runs.frame.take() {
+                let DtmRuns {
+                    entries,
+                    run,
+                    scratch,
+                    ..
+                } = runs;
+                dtm_run(&frame, man, run, self, all, scratch, |k, v| {
+                    f(entries[k], v)
+                });
+                run.clear();
+                entries.clear();
+            }
+        };
+        self.index.each_with_man_fastest(half, range, man, |idx| {
+            if idx >= size {
+                return;
+            }
+            let Some(mut pos) = self.index.decode(half, idx) else {
+                return f(idx, Some(TbValue::BROKEN));
+            };
+            let Some(result) = self.result(half, idx) else {
+                return f(idx, None);
+            };
+            let s = pos.pieces[mc][mk].lsb();
+            pos.pieces[mc][mk].clear(s);
+            if runs.frame != Some(pos) {
+                flush(runs, &mut f);
+                runs.frame = Some(pos);
+            }
+            runs.entries.push(idx);
+            runs.run.push((s, result));
+        });
+        flush(runs, &mut f);
     }
 
     /// Opens the three files as `open` does, then holds them decompressed in memory.
