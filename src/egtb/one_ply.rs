@@ -343,7 +343,8 @@ pub fn dtm_run(
                     };
                     by_move[at][s.index()]
                 };
-                Some(Some((own, entry?.0, entry?.1)))
+                let (h, i) = entry?;
+                Some(Some((own, h, i)))
             })
         });
         out(k, v);
