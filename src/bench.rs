@@ -42,7 +42,6 @@ pub fn run_with(
     progress: &mut dyn FnMut(usize, &str, u64),
 ) -> BenchResult {
     let mut engine = Engine::new(HASH_MB);
-    engine.threads = 1;
     engine.network = network;
     engine.tables = tables;
     engine.syzygy = syzygy;

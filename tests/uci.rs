@@ -269,6 +269,44 @@ fn threads_and_hash_options_search_correctly() {
     assert!(e.close().success());
 }
 
+/// `Threads` may be set far above the cores (a setting copied from a bigger machine): the clock
+/// must hold all the same. For `wtime 10000 winc 100` the engine allots itself at most four
+/// times a fortieth of the clock and three quarters of the increment (1.3 s).
+#[test]
+fn threads_beyond_the_cores_keep_the_clock() {
+    for threads in [256, 64] {
+        let mut e = Engine::start();
+        e.send(&format!("setoption name Threads value {threads}"));
+        let lines = e.ready();
+        assert!(!lines.iter().any(|l| l.contains("error")), "{lines:?}");
+        e.send("position startpos");
+        for _ in 0..3 {
+            let t = Instant::now();
+            e.send("go movetime 1000");
+            let (best, _) = e.bestmove(Duration::from_secs(30));
+            let took = t.elapsed();
+            println!("Threads {threads}: go movetime 1000 answered after {took:?}");
+            assert!(legal_in("startpos", &[], &best), "{best}");
+            assert!(
+                took < Duration::from_millis(1500),
+                "Threads {threads}: {took:?}"
+            );
+        }
+        let t = Instant::now();
+        e.send("go wtime 10000 btime 10000 winc 100 binc 100");
+        let (best, _) = e.bestmove(Duration::from_secs(30));
+        let took = t.elapsed();
+        println!("Threads {threads}: go wtime 10000 winc 100 answered after {took:?}");
+        assert!(legal_in("startpos", &[], &best), "{best}");
+        assert!(
+            took < Duration::from_millis(1300 + 150),
+            "Threads {threads}: {took:?}"
+        );
+        e.send("quit");
+        assert!(e.close().success());
+    }
+}
+
 #[test]
 fn end_of_input_during_a_search_exits_cleanly() {
     let mut e = Engine::start();

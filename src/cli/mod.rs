@@ -154,6 +154,7 @@ fn run_bench(
     let syzygy = match syzygy.map(|s| Syzygy::open(&crate::egtb::syzygy::split_path(s))) {
         None => None,
         Some(Ok(tables)) => {
+            tables.left_out().iter().for_each(|l| eprintln!("{l}"));
             eprintln!("{}", tables.describe());
             Some(SyzygyUse::defaults(tables))
         }

@@ -53,6 +53,11 @@ impl Accumulator {
             sums: [vec![0; hidden], vec![0; hidden]],
         }
     }
+
+    /// The size of the hidden layer it accumulates.
+    pub fn hidden(&self) -> usize {
+        self.sums[0].len()
+    }
 }
 
 /// The men a move takes off and puts on the board: one of each for most moves; two off for a

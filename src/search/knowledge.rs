@@ -58,10 +58,11 @@ pub enum Verdict {
     Unknown,
 }
 
-/// One per search thread: the blockage detector's pawn hash is the thread's own.
-pub struct Knowledge {
-    /// None when `BlockageDetection` is off: then its pawn hash is not even allocated.
-    blockage: Option<BlockageTable>,
+/// One per search thread: the blockage detector's pawn hash is the thread's own, kept from one
+/// search to the next (it caches what depends on the pawns and kings alone).
+pub struct Knowledge<'a> {
+    /// None when `BlockageDetection` is off.
+    blockage: Option<&'a mut BlockageTable>,
     tables: Option<TbReader>,
     syzygy: Option<SyzygyUse>,
     /// Table probes that answered (the search adds them to `tbhits`).
@@ -114,16 +115,16 @@ pub fn syzygy_score(wdl: Wdl5, ply: usize) -> Value {
 }
 
 /// 2^14 slots, about 0.8 MB per thread: pawn endings reuse few pawn structures.
-const BLOCKAGE_SLOTS_LOG2: u32 = 14;
+pub(crate) const BLOCKAGE_SLOTS_LOG2: u32 = 14;
 
-impl Knowledge {
+impl<'a> Knowledge<'a> {
     pub fn new(
-        use_blockage: bool,
+        blockage: Option<&'a mut BlockageTable>,
         tables: Option<TbReader>,
         syzygy: Option<SyzygyUse>,
-    ) -> Knowledge {
+    ) -> Knowledge<'a> {
         Knowledge {
-            blockage: use_blockage.then(|| BlockageTable::new(BLOCKAGE_SLOTS_LOG2)),
+            blockage,
             tables,
             syzygy,
             tbhits: 0,
@@ -134,7 +135,7 @@ impl Knowledge {
         .with_generation()
     }
 
-    fn with_generation(mut self) -> Knowledge {
+    fn with_generation(mut self) -> Knowledge<'a> {
         if let Some(r) = &self.tables {
             let tb = r.tablebases();
             if tb
@@ -206,7 +207,7 @@ impl Knowledge {
     /// Claims of the blockage detector since the last call (the paper's count of blockages found
     /// in the search).
     pub fn take_blockages(&mut self) -> u64 {
-        self.blockage.as_mut().map_or(0, BlockageTable::take_claims)
+        self.blockage.as_mut().map_or(0, |b| b.take_claims())
     }
 
     /// What is known of `pos`, `depth` plies from the horizon (0 in the quiescence search); the

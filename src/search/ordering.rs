@@ -42,6 +42,16 @@ impl History {
         }
     }
 
+    /// Forgets everything learnt (a new search starts from zero, as with a new table).
+    pub fn clear(&mut self) {
+        self.butterfly
+            .iter_mut()
+            .flatten()
+            .for_each(|row| row.fill(0));
+        self.counter.iter_mut().for_each(|row| row.fill(Move::NONE));
+        self.continuation.iter_mut().for_each(|row| row.fill(0));
+    }
+
     /// The continuation scores of move `to` (its `piece_to`) after the earlier moves `earlier`.
     #[inline]
     pub fn continuation_score(&self, earlier: [PieceTo; 2], to: PieceTo) -> i32 {

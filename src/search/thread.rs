@@ -6,7 +6,7 @@ use super::knowledge::{syzygy_score, table_score, SyzygyUse};
 use super::time::{budget, Budget, Clock};
 use super::tt::{Bound, TranspositionTable};
 use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
-use super::worker::{RootMove, Worker};
+use super::worker::{RootMove, ThreadState, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
 use crate::egtb::probe::{analyse_root, Registry, RootAnalysis, Tablebases, Wdl};
 use crate::egtb::strategy::{self, MoveValues};
@@ -14,7 +14,7 @@ use crate::egtb::syzygy;
 use crate::eval::network::Network;
 use crate::memory::OutOfMemory;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// What `go` asked for. Times are in milliseconds.
@@ -175,9 +175,41 @@ const HELPER_STACK_BYTES: usize = 8 << 20;
 /// hash, move stack, history, PV).
 pub const THREAD_MEMORY_BYTES: u64 = HELPER_STACK_BYTES as u64 + (2 << 20);
 
+/// The search threads, kept from one search to the next: Lazy SMP's helpers (a pool of
+/// `threads - 1`, started when `Threads` is set) and the memory of every thread, the caller's
+/// (id 0, the main thread) included, so that a search starts no thread and allocates nothing.
+struct SearchThreads {
+    helpers: Option<rayon::ThreadPool>,
+    states: Vec<Mutex<ThreadState>>,
+}
+
+impl SearchThreads {
+    fn new(threads: usize, network: &Network) -> Result<SearchThreads, String> {
+        let helpers = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads - 1)
+                .stack_size(HELPER_STACK_BYTES)
+                .thread_name(|i| format!("search helper {}", i + 1))
+                .build()
+                .map_err(|e| format!("{} helper threads cannot be started: {e}", threads - 1))?;
+            Some(pool)
+        } else {
+            None
+        };
+        let states = (0..threads)
+            .map(|_| Mutex::new(ThreadState::new(network)))
+            .collect();
+        Ok(SearchThreads { helpers, states })
+    }
+
+    fn count(&self) -> usize {
+        self.states.len()
+    }
+}
+
 pub struct Engine {
     tt: Arc<TranspositionTable>,
-    pub threads: usize,
+    threads: SearchThreads,
     pub multipv: usize,
     pub move_overhead_ms: u64,
     /// Whether pawn endings consult the blockage (fence) detector.
@@ -196,13 +228,14 @@ impl Engine {
     pub fn new(hash_mb: usize) -> Engine {
         let tt = TranspositionTable::new(hash_mb)
             .unwrap_or_else(|e| panic!("a {hash_mb} MB transposition table: {e}"));
+        let network = Network::built_in();
         Engine {
             tt: Arc::new(tt),
-            threads: 1,
+            threads: SearchThreads::new(1, &network).expect("one thread needs no helper"),
             multipv: 1,
             move_overhead_ms: 10,
             blockage_detection: true,
-            network: Network::built_in(),
+            network,
             tables: None,
             syzygy: None,
         }
@@ -213,6 +246,19 @@ impl Engine {
     pub fn set_hash(&mut self, megabytes: usize) -> Result<(), OutOfMemory> {
         self.tt = Arc::new(TranspositionTable::new(megabytes)?);
         Ok(())
+    }
+
+    /// Starts the pool of `threads - 1` helpers and every thread's memory; if the system cannot
+    /// start them, the threads in use stay and the error says why.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), String> {
+        if threads.max(1) != self.threads.count() {
+            self.threads = SearchThreads::new(threads.max(1), &self.network)?;
+        }
+        Ok(())
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads.count()
     }
 
     pub fn hash_megabytes(&self) -> usize {
@@ -261,7 +307,7 @@ impl Engine {
             nodes: AtomicU64::new(0),
             tbhits: AtomicU64::new(0),
             blockages: AtomicU64::new(0),
-            threads: self.threads.max(1),
+            threads: self.threads.count(),
             blockage_detection: self.blockage_detection,
             network: self.network.clone(),
             tables: self.tables.clone(),
@@ -316,35 +362,33 @@ impl Engine {
             .unwrap_or(MAX_PLY as u32 - 1)
             .clamp(1, MAX_PLY as u32 - 1);
         let multipv = self.multipv.clamp(1, root_moves.len());
-        let (main_result, _) = std::thread::scope(|scope| {
-            let helpers: Vec<_> = (1..shared.threads)
-                .map(|id| {
-                    let shared = &shared;
-                    let root_moves = root_moves.clone();
-                    let pos = pos.clone();
-                    // A helper the system cannot start (thread or memory limits) is left out:
-                    // Lazy SMP searches correctly with any number of helpers.
-                    std::thread::Builder::new()
-                        .stack_size(HELPER_STACK_BYTES)
-                        .spawn_scoped(scope, move || {
-                            let mut w = Worker::new(shared, pos, root_moves, id);
-                            w.iterate(max_depth, 1, None, &mut |_| {});
-                            w.flush_nodes();
-                        })
-                        .ok()
-                })
-                .collect();
-            let mut main = Worker::new(&shared, pos.clone(), root_moves, 0);
+        let mut search = || {
+            let mut state = lock(&self.threads.states[0]);
+            let mut main = Worker::new(&shared, &mut state, pos.clone(), root_moves.clone(), 0);
             let result = main.iterate(max_depth, multipv, limits.mate, report);
             // Pondering or infinite: the answer waits for the GUI's word.
             self.wait_while_infinite(limits, control);
             control.stop();
             main.flush_nodes();
-            for h in helpers.into_iter().flatten() {
-                let _ = h.join();
-            }
-            (result, ())
-        });
+            result
+        };
+        let main_result = match &self.threads.helpers {
+            None => search(),
+            // The helpers run on the pool; the scope ends when the last of them has stopped.
+            Some(pool) => pool.in_place_scope(|scope| {
+                for id in 1..shared.threads {
+                    let (shared, states) = (&shared, &self.threads.states);
+                    let (pos, root_moves) = (pos.clone(), root_moves.clone());
+                    scope.spawn(move |_| {
+                        let mut state = lock(&states[id]);
+                        let mut w = Worker::new(shared, &mut state, pos, root_moves, id);
+                        w.iterate(max_depth, 1, None, &mut |_| {});
+                        w.flush_nodes();
+                    });
+                }
+                search()
+            }),
+        };
         let (best, pv, score, depth) = main_result;
         let score = shared.root_score(score);
         let ponder = pv
@@ -463,6 +507,13 @@ impl Engine {
         let e = self.tt.probe(p.key(), 0)?;
         legal_moves(&p).iter().find(|&m| m == e.mv)
     }
+}
+
+/// A thread's memory: a thread that panicked in an earlier search left it as valid as any other.
+fn lock(state: &Mutex<ThreadState>) -> std::sync::MutexGuard<'_, ThreadState> {
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The table values of `pos` and of its moves, with the moves in the strategy's order, if `pos`

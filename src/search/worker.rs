@@ -2,7 +2,7 @@
 //! search with its pruning and reductions, and quiescence. The main thread (id 0) also keeps the
 //! clock and reports; helper threads of Lazy SMP search the same root and share only the table.
 
-use super::knowledge::{Knowledge, Verdict};
+use super::knowledge::{Knowledge, Verdict, BLOCKAGE_SLOTS_LOG2};
 use super::ordering::{
     is_quiet, pick, piece_to, score_moves, Hints, History, PieceTo, NO_PIECE_TO,
 };
@@ -15,7 +15,7 @@ use super::value::{
 use crate::chess::movegen::MAX_MOVES;
 use crate::chess::{generate, Gen, Move, MoveList, PieceType, Position};
 use crate::eval::network::{Accumulator, Network};
-use crate::recognize::Wanted;
+use crate::recognize::{BlockageTable, Wanted};
 use once_cell::sync::Lazy;
 use std::sync::atomic::Ordering;
 
@@ -57,12 +57,48 @@ struct PlyMoves {
     scores: [i32; MAX_MOVES],
 }
 
-pub(crate) struct Worker<'a> {
+type PvTable = [[Move; MAX_PLY + 1]; MAX_PLY + 1];
+
+/// The memory of one search thread, allocated once (when `Threads` is set) and kept from one
+/// search to the next, so that starting a search allocates nothing: its move lists, network
+/// accumulators, history, PV table and pawn hash.
+pub(crate) struct ThreadState {
     stack: Vec<PlyMoves>,
+    accumulators: Vec<Accumulator>,
+    history: History,
+    pv: Box<PvTable>,
+    blockage: BlockageTable,
+}
+
+impl ThreadState {
+    pub fn new(network: &Network) -> ThreadState {
+        ThreadState {
+            stack: (0..MAX_PLY + 2)
+                .map(|_| PlyMoves {
+                    list: MoveList::new(),
+                    scores: [0; MAX_MOVES],
+                })
+                .collect(),
+            accumulators: Self::accumulators(network),
+            history: History::new(),
+            pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
+            blockage: BlockageTable::new(BLOCKAGE_SLOTS_LOG2),
+        }
+    }
+
+    fn accumulators(network: &Network) -> Vec<Accumulator> {
+        (0..MAX_PLY + 2)
+            .map(|_| Accumulator::new(network.hidden()))
+            .collect()
+    }
+}
+
+pub(crate) struct Worker<'a> {
+    stack: &'a mut [PlyMoves],
     /// The network and its accumulator of each ply, updated as moves are made.
     network: &'a Network,
-    accumulators: Vec<Accumulator>,
-    knowledge: Knowledge,
+    accumulators: &'a mut [Accumulator],
+    knowledge: Knowledge<'a>,
     shared: &'a Shared<'a>,
     pos: Position,
     id: usize,
@@ -70,14 +106,14 @@ pub(crate) struct Worker<'a> {
     unflushed: u64,
     seldepth: usize,
     stop: bool,
-    history: History,
+    history: &'a mut History,
     killers: [[Move; 2]; MAX_PLY + 2],
     /// The move each ply's singular search leaves out (`Move::NONE` outside one).
     excluded: [Move; MAX_PLY + 2],
     /// The piece and destination of the move that reached each ply (`ordering::piece_to`).
     reached_by: [PieceTo; MAX_PLY + 2],
     evals: [Value; MAX_PLY + 2],
-    pv: Box<[[Move; MAX_PLY + 1]; MAX_PLY + 1]>,
+    pv: &'a mut PvTable,
     pv_len: [usize; MAX_PLY + 1],
     root_depth: i32,
     /// The first move of the last line reported for the best root move.
@@ -85,31 +121,38 @@ pub(crate) struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
+    /// A worker of thread `id` in `state`, which starts the search as a fresh one would: the
+    /// history forgotten (the pawn hash, a cache of what pawns and kings alone decide, is kept).
     pub fn new(
         shared: &'a Shared<'a>,
+        state: &'a mut ThreadState,
         pos: Position,
         root_moves: Vec<RootMove>,
         id: usize,
     ) -> Worker<'a> {
         let network: &Network = &shared.network;
-        let mut accumulators: Vec<Accumulator> = (0..MAX_PLY + 2)
-            .map(|_| Accumulator::new(network.hidden()))
-            .collect();
+        if state.accumulators[0].hidden() != network.hidden() {
+            // `EvalFile` changed the network's size since this thread last searched.
+            state.accumulators = ThreadState::accumulators(network);
+        }
+        let ThreadState {
+            stack,
+            accumulators,
+            history,
+            pv,
+            blockage,
+        } = state;
+        history.clear();
         network.refresh(&pos, &mut accumulators[0]);
         Worker {
             network,
             accumulators,
             knowledge: Knowledge::new(
-                shared.blockage_detection,
+                shared.blockage_detection.then_some(blockage),
                 shared.tables.as_ref().map(|t| t.reader()),
                 shared.syzygy.clone(),
             ),
-            stack: (0..MAX_PLY + 2)
-                .map(|_| PlyMoves {
-                    list: MoveList::new(),
-                    scores: [0; MAX_MOVES],
-                })
-                .collect(),
+            stack,
             shared,
             pos,
             id,
@@ -117,12 +160,12 @@ impl<'a> Worker<'a> {
             unflushed: 0,
             seldepth: 0,
             stop: false,
-            history: History::new(),
+            history,
             killers: [[Move::NONE; 2]; MAX_PLY + 2],
             excluded: [Move::NONE; MAX_PLY + 2],
             reached_by: [NO_PIECE_TO; MAX_PLY + 2],
             evals: [0; MAX_PLY + 2],
-            pv: Box::new([[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1]),
+            pv,
             pv_len: [0; MAX_PLY + 1],
             root_depth: 0,
             reported: Move::NONE,
@@ -153,9 +196,9 @@ impl<'a> Worker<'a> {
         self.unflushed += 1;
         if self.unflushed >= 1024 {
             self.flush_nodes();
-            if self.id == 0 {
-                self.shared.check_limits(0);
-            }
+            // Every thread keeps the clock: with more threads than cores the main thread may
+            // wait its turn for a long time, and the first to run past the limit stops them all.
+            self.shared.check_limits(0);
             self.stop = self.shared.control.stopped();
         }
     }
@@ -270,7 +313,8 @@ impl<'a> Worker<'a> {
                 }
             }
             if main {
-                if let Some(b) = self.shared.budget {
+                // `movetime` (a budget whose soft limit is its hard one) is spent in full.
+                if let Some(b) = self.shared.budget.filter(|b| b.soft < b.hard) {
                     // More time when the best move keeps changing or the score drops; less when
                     // one move has stood out for several iterations.
                     let mut scale = 1.0 + best_changes;
@@ -583,7 +627,7 @@ impl<'a> Worker<'a> {
                 counter,
                 earlier,
             },
-            &self.history,
+            self.history,
         );
 
         let original_alpha = alpha;
@@ -817,7 +861,7 @@ impl<'a> Worker<'a> {
                 counter: Move::NONE,
                 earlier,
             },
-            &self.history,
+            self.history,
         );
         let mut best_move = Move::NONE;
         for i in 0..move_count {

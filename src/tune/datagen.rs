@@ -126,7 +126,6 @@ pub fn run(
             let (tx, next, stop, tables) = (tx.clone(), &next, &stop, tables.clone());
             scope.spawn(move || {
                 let mut engine = Engine::new(16);
-                engine.threads = 1;
                 engine.network = args.network.clone();
                 let mut reader = tables.as_ref().map(|t| t.reader());
                 engine.tables = tables;

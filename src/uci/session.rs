@@ -319,9 +319,11 @@ impl Session {
                 })
             }),
             "Threads" => number(value).and_then(|n| {
+                let kept = engine.threads();
                 thread_memory(n as usize, crate::egtb::cache_bytes())
-                    .map(|()| engine.threads = n as usize)
-                    .map_err(|e| format!("Threads {n} refused ({e}); {} kept", engine.threads))
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| engine.set_threads(n as usize))
+                    .map_err(|e| format!("Threads {n} refused ({e}); {kept} kept"))
             }),
             "MultiPV" => number(value).map(|n| engine.multipv = n as usize),
             "Move Overhead" => number(value).map(|n| engine.move_overhead_ms = n as u64),
@@ -356,12 +358,12 @@ impl Session {
             }
             "NalimovCache" => number(value).and_then(|n| {
                 let bytes = (n as usize) << 20;
-                thread_memory(engine.threads, bytes)
+                thread_memory(engine.threads(), bytes)
                     .map(|()| crate::egtb::set_cache_bytes(bytes))
                     .map_err(|e| {
                         format!(
                             "NalimovCache {n} MB for each of {} threads refused ({e}); {} MB kept",
-                            engine.threads,
+                            engine.threads(),
                             crate::egtb::cache_bytes() >> 20
                         )
                     })
@@ -380,6 +382,9 @@ impl Session {
                 } else {
                     Syzygy::open(&dirs)
                         .map(|t| {
+                            for line in t.left_out() {
+                                say(&self.out, &format!("info string {line}"));
+                            }
                             say(&self.out, &format!("info string {}", t.describe()));
                             self.syzygy.tables = Some(t);
                         })

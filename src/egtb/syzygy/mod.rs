@@ -18,12 +18,15 @@
 //! The prober keeps its tables in process-wide state, so one set of directories is open per
 //! process (`open` shares it between sessions asking for the same directories).
 
+mod checksum;
+
 use super::file::Wdl5;
 use crate::chess::attacks;
 use crate::chess::{legal_moves, Bitboard, Color, Move, PieceType, Position, Square};
 use pyrrhic_rs::{DtzProbeValue, EngineAdapter, TableBases, WdlProbeResult};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 /// A Syzygy probe's result: Syzygy's five values are those of Fortress's WDL files.
@@ -96,6 +99,49 @@ pub struct Syzygy {
     max_men: u8,
     wdl_files: usize,
     dtz_files: usize,
+    left_out: Vec<String>,
+    /// Where files are left out, the directory the prober reads instead (`View`).
+    _view: Option<View>,
+}
+
+/// A private directory of links to the sound files of a path, for the prober to read when some
+/// of the path's files are left out; removed when the tables are let go.
+struct View {
+    dir: PathBuf,
+}
+
+impl View {
+    fn of<'a>(files: impl Iterator<Item = (&'a String, &'a PathBuf)>) -> std::io::Result<View> {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "fortress-syzygy-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        let view = View { dir };
+        for (name, path) in files {
+            link(&std::path::absolute(path)?, &view.dir.join(name))?;
+        }
+        Ok(view)
+    }
+}
+
+#[cfg(unix)]
+fn link(target: &std::path::Path, at: &std::path::Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, at)
+}
+
+#[cfg(windows)]
+fn link(target: &std::path::Path, at: &std::path::Path) -> std::io::Result<()> {
+    std::os::windows::fs::symlink_file(target, at)
+}
+
+impl Drop for View {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// The tables open in this process, if any (the prober allows one set).
@@ -141,30 +187,43 @@ impl Syzygy {
             }
         }
         // An endgame found in two directories is counted once: the prober takes the first.
-        let (mut wdl, mut dtz) = (BTreeSet::new(), BTreeSet::new());
+        let mut found = BTreeMap::new();
         for d in dirs {
             let names = std::fs::read_dir(d)
                 .map_err(|e| format!("{}: {e}", d.display()))?
                 .flatten()
                 .filter_map(|e| e.file_name().into_string().ok());
             for name in names {
-                if men_of_file(&name, ".rtbw").is_some() {
-                    wdl.insert(name);
-                } else if men_of_file(&name, ".rtbz").is_some() {
-                    dtz.insert(name);
+                if men_of_file(&name, ".rtbw").is_some() || men_of_file(&name, ".rtbz").is_some() {
+                    found.entry(name.clone()).or_insert_with(|| d.join(&name));
                 }
             }
         }
-        let max_men = wdl
-            .iter()
-            .filter_map(|n| men_of_file(n, ".rtbw"))
-            .max()
-            .unwrap_or(0);
-        let (wdl_files, dtz_files) = (wdl.len(), dtz.len());
-        if wdl_files == 0 {
+        if !found.keys().any(|n| n.ends_with(".rtbw")) {
             let shown: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
             return Err(format!("no Syzygy tables (.rtbw) in {}", shown.join(", ")));
         }
+        let mut left_out = Vec::new();
+        found.retain(|name, path| match checksum::verify_remembered(path) {
+            Ok(()) => true,
+            Err(damage) => {
+                left_out.push(format!("Syzygy: {name} left out: {damage}"));
+                false
+            }
+        });
+        let count = |suffix| found.keys().filter(|n| n.ends_with(suffix)).count();
+        let (wdl_files, dtz_files) = (count(".rtbw"), count(".rtbz"));
+        if wdl_files == 0 {
+            return Err(format!(
+                "no sound Syzygy table (.rtbw): {}",
+                left_out.join("; ")
+            ));
+        }
+        let max_men = found
+            .keys()
+            .filter_map(|n| men_of_file(n, ".rtbw"))
+            .max()
+            .unwrap_or(0);
         let mut open = OPEN.lock().expect("syzygy lock");
         if let Some(live) = open.upgrade() {
             if live.dirs == dirs {
@@ -172,8 +231,23 @@ impl Syzygy {
             }
             return Err("other Syzygy tables are still in use in this process".to_string());
         }
-        let joined: Vec<String> = dirs.iter().map(|d| d.display().to_string()).collect();
-        let tables = TableBases::<Attacks>::new(joined.join(":"))
+        // The prober reads whole directories: where a file is left out, it is shown a
+        // directory of links to the sound files alone.
+        let view = if left_out.is_empty() {
+            None
+        } else {
+            Some(View::of(found.iter()).map_err(|e| {
+                format!(
+                    "{}; the sound files cannot be set apart from them ({e})",
+                    left_out.join("; ")
+                )
+            })?)
+        };
+        let prober_dirs: Vec<String> = match &view {
+            Some(v) => vec![v.dir.display().to_string()],
+            None => dirs.iter().map(|d| d.display().to_string()).collect(),
+        };
+        let tables = TableBases::<Attacks>::new(prober_dirs.join(":"))
             .map_err(|e| format!("the Syzygy prober refused the tables: {e:?}"))?;
         let max_men = max_men.min(tables.max_pieces() as u8);
         let s = Arc::new(Syzygy {
@@ -182,9 +256,16 @@ impl Syzygy {
             max_men,
             wdl_files,
             dtz_files,
+            left_out,
+            _view: view,
         });
         *open = Arc::downgrade(&s);
         Ok(s)
+    }
+
+    /// One line for each file left out, and why.
+    pub fn left_out(&self) -> &[String] {
+        &self.left_out
     }
 
     /// The largest number of men (kings counted) of the tables found.
