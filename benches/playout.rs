@@ -15,8 +15,8 @@ mod playout;
 
 use fortress::chess::Position;
 use fortress::egtb::generate::{gentb, GenOptions};
-use fortress::egtb::paper::Paper;
-use fortress::egtb::probe::{Registry, Tablebases, Wdl};
+use fortress::egtb::play::probe::{Registry, Tablebases, Wdl};
+use fortress::egtb::report::paper::Paper;
 use fortress::egtb::Material;
 use playout::{play, won_positions, End, Winner};
 use std::time::Instant;

@@ -11,8 +11,8 @@ mod bench_args;
 mod playout;
 
 use fortress::chess::Position;
-use fortress::egtb::file::BLOCK_SIZE;
-use fortress::egtb::probe::{TableVerdict, Tablebases, Wdl};
+use fortress::egtb::format::BLOCK_SIZE;
+use fortress::egtb::play::probe::{TableVerdict, Tablebases, Wdl};
 use std::sync::Arc;
 use std::time::Instant;
 

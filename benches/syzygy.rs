@@ -1,4 +1,4 @@
-//! Syzygy tables beside Fortress's own (`egtb::syzygy`), against the engine's own tables of the
+//! Syzygy tables beside Fortress's own (`egtb::play::syzygy`), against the engine's own tables of the
 //! same endgames, which are independent of them (another generator, another metric):
 //! 1. agreement: random positions of every endgame of 3-4 men found in DIR, and of the endgames
 //!    named, with a fresh half-move counter; Syzygy's WDL (cursed wins and blessed losses apart)
@@ -17,10 +17,11 @@
 mod playout;
 
 use fortress::chess::{legal_moves, PieceType, Position};
-use fortress::egtb::file::Wdl5;
-use fortress::egtb::probe::{analyse_root, Registry, Tablebases, TbProbe, Wdl};
-use fortress::egtb::strategy::choose;
-use fortress::egtb::syzygy::{split_path, Syzygy};
+use fortress::egtb::format::Wdl5;
+use fortress::egtb::play::probe::{Registry, Tablebases, TbProbe, Wdl};
+use fortress::egtb::play::strategy::analyse_root;
+use fortress::egtb::play::strategy::choose;
+use fortress::egtb::play::syzygy::{split_path, Syzygy};
 use fortress::egtb::{EndgameIndex, Material};
 use fortress::search::{Control, Engine, Limits, SyzygyUse};
 use std::hint::black_box;
@@ -162,7 +163,7 @@ fn main() {
     let t = Instant::now();
     for _ in 0..rounds * 10 {
         for pos in &all {
-            // What a probe converts: the colours and the six kinds, as `egtb::syzygy` reads them.
+            // What a probe converts: the colours and the six kinds, as `egtb::play::syzygy` reads them.
             let mut x = pos.color_bb(fortress::chess::Color::White).0
                 ^ pos.color_bb(fortress::chess::Color::Black).0;
             for kind in PieceType::ALL {

@@ -8,7 +8,7 @@
 //! Run: `cargo bench --bench syzygy_damage` (env `VARIANTS`, default 1000).
 
 use fortress::chess::Position;
-use fortress::egtb::syzygy::Syzygy;
+use fortress::egtb::play::syzygy::Syzygy;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;

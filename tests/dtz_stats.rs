@@ -1,4 +1,4 @@
-//! `egtb::dtz_stats::scan` against brute force. KQKR and KRKR are built; KQKR's DTZ50 file is
+//! `egtb::report::dtz_stats::scan` against brute force. KQKR and KRKR are built; KQKR's DTZ50 file is
 //! rewritten so that the 50-move rule draws some wins and delays others (no 3-4 man endgame has
 //! either). The scan's figures must equal those counted over the decoded entries through the
 //! probe (twins, the two entries Nalimov's index gives some positions, must agree), and its win
@@ -9,10 +9,10 @@ use fortress::chess::Color;
 mod both_sides;
 use both_sides::{read_metric, write_metric};
 use fortress::chess::Position;
-use fortress::egtb::dtz_stats::{scan, Deepest, WinStats};
-use fortress::egtb::file::{Metric, Outcome, TbValue};
+use fortress::egtb::format::{Metric, Outcome, TbValue};
 use fortress::egtb::generate::{gentb, open_subs, GenOptions};
-use fortress::egtb::info::tbinfo;
+use fortress::egtb::report::dtz_stats::{scan, Deepest, WinStats};
+use fortress::egtb::report::info::tbinfo;
 use fortress::egtb::{EndgameTables, Half, Material, Symmetry, TbPosition};
 use rayon::prelude::*;
 use std::path::Path;
@@ -108,7 +108,7 @@ fn brute_force(t: &EndgameTables, subs: &[EndgameTables]) -> [([WinStats; 2], u6
 
 /// The scan equals brute force for every side to move and winner, and its wins are tbinfo's,
 /// with the same deepest DTZ in plies.
-fn check(dir: &Path, m: &Material) -> fortress::egtb::dtz_stats::EndgameStats {
+fn check(dir: &Path, m: &Material) -> fortress::egtb::report::dtz_stats::EndgameStats {
     let t = EndgameTables::open(dir, m).expect("tables open");
     let subs = open_subs(std::iter::once(dir), m).expect("sub-endgames open");
     let stats = scan(&t, &subs).expect("sub-endgames present");

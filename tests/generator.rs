@@ -5,7 +5,7 @@
 //! wins wherever the 50-move rule does not turn a win into a draw.
 
 use fortress::chess::Position;
-use fortress::egtb::file::{Metric, Outcome, TbValue, SPAN_LOG2};
+use fortress::egtb::format::{Metric, Outcome, TbValue, SPAN_LOG2};
 use fortress::egtb::generate::table8;
 use fortress::egtb::generate::{
     gentb, open_subs, verify, Counting, Dtz50Method, GenOptions, Pulling, TableSummary,
@@ -363,7 +363,7 @@ fn bitmap_solver_caps_dtz_as_the_values_solver_does() {
     for metric in [Metric::Wdl, Metric::Dtm, Metric::Dtz, Metric::Dtz50] {
         let name = format!("KBBKN.{}.ftb", metric.name());
         let [b, v] = [by_bitmaps.path(), by_values.path()]
-            .map(|d| fortress::egtb::file::TableFile::open(&d.join(&name)).expect("table file"));
+            .map(|d| fortress::egtb::format::TableFile::open(&d.join(&name)).expect("table file"));
         for &half in index.stored_halves() {
             let n = index.size(half);
             let (mut codes_b, mut codes_v) = (Vec::new(), Vec::new());
@@ -383,7 +383,7 @@ fn bitmap_solver_caps_dtz_as_the_values_solver_does() {
     }
     let header = |dir: &std::path::Path, metric: Metric| {
         let name = format!("KBBKN.{}.ftb", metric.name());
-        fortress::egtb::file::TableFile::open(&dir.join(name))
+        fortress::egtb::format::TableFile::open(&dir.join(name))
             .expect("table file")
             .header()
             .clone()
@@ -495,7 +495,7 @@ fn draw_dtz50(dir: &std::path::Path, m: &Material) {
     // The WDL file is written from DTZ and DTZ50 values for both sides.
     write_metric(dir, m, Metric::Dtz, &dtz);
     write_metric(dir, m, Metric::Dtz50, &halves);
-    fortress::egtb::tables::write_wdl(dir, m).expect("WDL file written");
+    fortress::egtb::generate::finish::write_wdl(dir, m).expect("WDL file written");
 }
 
 /// DTZ50 taken from DTZ where a sub-endgame's results differ under the rule
@@ -721,7 +721,7 @@ fn verifier_sees_one_wrong_entry() {
 /// them to its recorded values.
 #[test]
 fn dtm_of_one_side_to_move_reads_verifies_and_builds() {
-    use fortress::egtb::file::{file_name, keep_half};
+    use fortress::egtb::format::{file_name, keep_half};
     use fortress::egtb::generate::verify_endgame;
     let dir = tempfile::tempdir().expect("temporary directory");
     let opts = options(dir.path(), false);
@@ -794,8 +794,8 @@ fn dtm_of_one_side_to_move_reads_verifies_and_builds() {
 /// move's, or the other side's where the side to move has only its king.
 #[test]
 fn dtm_left_out_worked_out_by_runs_is_the_one_stored() {
-    use fortress::egtb::file::{file_name, keep_half};
-    use fortress::egtb::tables::DtmRuns;
+    use fortress::egtb::format::{file_name, keep_half};
+    use fortress::egtb::play::tables::DtmRuns;
     let mut movers = [false; 2];
     for name in ["KRKN", "KQRK", "KBNK", "KQKR"] {
         let dir = tempfile::tempdir().expect("temporary directory");

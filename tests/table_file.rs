@@ -5,7 +5,7 @@
 #[path = "common/made_up_table.rs"]
 mod made_up_table;
 
-use fortress::egtb::file::{
+use fortress::egtb::format::{
     file_name, write_table, Compression, FileSpec, Metric, Outcome, TableError, TableFile,
     TableSpec, TableWriter, TbValue, Wdl5, COMPRESSION_LZ4, COMPRESSION_NONE, COMPRESSION_ZSTD,
     FORMAT_VERSION, HEADER_LEN,
@@ -685,7 +685,7 @@ fn gentb_reports_progress_across_tables() {
 fn tbinfo_knows_broken_entries_without_counting() {
     let dir = temp_dir("broken");
     for m in Material::all_up_to(5).into_iter().filter(|m| m.men() > 2) {
-        let info = fortress::egtb::info::tbinfo(&m.to_string(), &dir, false).unwrap();
+        let info = fortress::egtb::report::info::tbinfo(&m.to_string(), &dir, false).unwrap();
         let broken = info
             .broken
             .unwrap_or_else(|| panic!("{m}: no stored count"));

@@ -12,8 +12,8 @@ mod playout;
 
 use fortress::chess::Position;
 use fortress::egtb::generate::{gentb, GenOptions, TableSummary};
-use fortress::egtb::one_ply::{zeroing_within, Endgames};
-use fortress::egtb::probe::{Tablebases, Wdl};
+use fortress::egtb::play::probe::{Tablebases, Wdl};
+use fortress::egtb::play::tables::one_ply::{zeroing_within, Endgames};
 use fortress::egtb::{EndgameIndex, Half, Material};
 use playout::{fen_of, play, won_positions, End, Winner};
 use std::path::{Path, PathBuf};
@@ -109,7 +109,7 @@ fn probe_agrees_with_generator_statistics_and_symmetry() {
         assert_eq!(verify.disagreements, 0);
         let m = sum.material;
         let index = EndgameIndex::new(&m);
-        let info = fortress::egtb::info::tbinfo(&m.to_string(), &s.path, true).unwrap();
+        let info = fortress::egtb::report::info::tbinfo(&m.to_string(), &s.path, true).unwrap();
         let stats = info.stats.expect("tbinfo reads the stats");
         for &half in index.stored_halves() {
             let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
@@ -244,7 +244,7 @@ fn the_search_verdict_reads_the_wdl_file_as_the_three_values_read() {
                     assert!(expected.is_some(), "{name} {} #{i}", h.name());
                     assert_eq!(with.verdict(&pos), expected, "{name} {} #{i}", h.name());
                     assert_eq!(without.verdict(&pos), expected, "{name} {} #{i}", h.name());
-                    use fortress::egtb::probe::TableVerdict as V;
+                    use fortress::egtb::play::probe::TableVerdict as V;
                     checked[match expected.unwrap() {
                         V::Win(_) => 0,
                         V::Loss(_) => 1,

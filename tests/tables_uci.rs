@@ -12,10 +12,10 @@ mod made_up_table;
 mod uci_driver;
 
 use fortress::chess::{legal_moves, parse_uci_move, Position};
-use fortress::egtb::file::{Compression, Metric, Outcome, TableFile, TbValue};
+use fortress::egtb::format::{Compression, Metric, Outcome, TableFile, TbValue};
 use fortress::egtb::generate::{gentb, GenOptions};
-use fortress::egtb::probe::analyse_root;
-use fortress::egtb::strategy::rank;
+use fortress::egtb::play::strategy::analyse_root;
+use fortress::egtb::play::strategy::rank;
 use fortress::egtb::{Half, Material, Tablebases, Wdl};
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -58,13 +58,13 @@ pub fn run(cli: &DatagenCli) -> ExitCode {
     };
     let dirs = match &cli.tables {
         Some(t) => {
-            let dirs = crate::egtb::probe::split_path(t);
+            let dirs = crate::egtb::play::probe::split_path(t);
             if let Some(bad) = dirs.iter().find(|d| !d.is_dir()) {
                 return fail(format!("--tables: {} is not a directory", bad.display()));
             }
             dirs
         }
-        None => vec![crate::egtb::probe::default_dir()],
+        None => vec![crate::egtb::play::probe::default_dir()],
     };
     let tables = crate::egtb::Tablebases::new();
     tables.set_path(dirs);

@@ -2,13 +2,13 @@
 //! display over the whole run (table k of N, an estimate of the time left) and over each table's
 //! passes and verification.
 
+use crate::egtb::generate::recompress::endgames_in;
 use crate::egtb::generate::{
     build_endgame, build_or_keep, check_resources, needs_build, plan, progress_style, table8,
     verify_endgame, Counting, GenError, GenOptions, Pulling, TableSummary,
 };
 use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
-use crate::egtb::recompress::endgames_in;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -149,7 +149,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     let dir = args
         .dir
         .clone()
-        .unwrap_or_else(crate::egtb::probe::default_dir);
+        .unwrap_or_else(crate::egtb::play::probe::default_dir);
     std::fs::create_dir_all(&dir).map_err(|e| GenError::Io(dir.clone(), e))?;
     let opts = GenOptions {
         force: args.force,
@@ -254,7 +254,7 @@ fn recompress(args: &GentbArgs, dir: &std::path::Path) -> Result<(), GenError> {
     for (k, m) in list.iter().enumerate() {
         progress.start(k + 1, list.len(), m);
         let t = Instant::now();
-        let done = crate::egtb::recompress::recompress(dir, m)?;
+        let done = crate::egtb::generate::recompress::recompress(dir, m)?;
         progress.run.inc(entries(m));
         let line = match done {
             None => format!("{m}: in the current format, kept"),

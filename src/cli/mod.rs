@@ -11,7 +11,7 @@ mod train;
 
 use crate::chess::perft::perft_divide;
 use crate::chess::Position;
-use crate::egtb::syzygy::Syzygy;
+use crate::egtb::play::syzygy::Syzygy;
 use crate::eval::network::Network;
 use crate::search::SyzygyUse;
 use clap::{Parser, Subcommand};
@@ -147,11 +147,11 @@ fn run_bench(
     let total = crate::bench::positions().len();
     let tb = dir.map(|t| {
         let tb = crate::egtb::Tablebases::new();
-        tb.set_path(crate::egtb::probe::split_path(t));
+        tb.set_path(crate::egtb::play::probe::split_path(t));
         eprintln!("tables: {} endgames", tb.snapshot().len());
         tb
     });
-    let syzygy = match syzygy.map(|s| Syzygy::open(&crate::egtb::syzygy::split_path(s))) {
+    let syzygy = match syzygy.map(|s| Syzygy::open(&crate::egtb::play::syzygy::split_path(s))) {
         None => None,
         Some(Ok(tables)) => {
             tables.left_out().iter().for_each(|l| eprintln!("{l}"));

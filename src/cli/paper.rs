@@ -1,9 +1,9 @@
-//! `engine tbinfo --paper [ENDGAME] [--dir DIR] [--json]`: prints `egtb::paper`'s comparison of
+//! `engine tbinfo --paper [ENDGAME] [--dir DIR] [--json]`: prints `egtb::report::paper`'s comparison of
 //! the six-man tables of a directory with Bourzutschky, Tamplin, Haworth (2005), Tables 3-6,
 //! each endgame as it is done (text), or one JSON object at the end.
 
-use crate::egtb::file::Metric;
-use crate::egtb::paper::{compare_dir, Checked, Figure, Paper};
+use crate::egtb::format::Metric;
+use crate::egtb::report::paper::{compare_dir, Checked, Figure, Paper};
 use crate::egtb::Material;
 use serde::Serialize;
 use std::io::Write;

@@ -9,10 +9,8 @@
 //! values are the mover's: the result of playing that move.
 
 use crate::chess::Position;
-use crate::egtb::probe::{
-    analyse_root, default_dir, depth, split_path, Registry, Tablebases, TbProbe,
-};
-use crate::egtb::strategy;
+use crate::egtb::play::probe::{default_dir, depth, split_path, Registry, Tablebases, TbProbe};
+use crate::egtb::play::strategy::{self, analyse_root};
 use serde::Serialize;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

@@ -1,9 +1,9 @@
-//! `engine tbinfo`: prints `egtb::info`'s report of an endgame, as text or one JSON object; with
+//! `engine tbinfo`: prints `egtb::report::info`'s report of an endgame, as text or one JSON object; with
 //! `--paper`, the comparison of the six-man tables with the paper instead (`cli::paper`).
 
-use crate::egtb::file::{Metric, ENCODING_WDL5_PACKED};
+use crate::egtb::format::{Metric, ENCODING_WDL5_PACKED};
 use crate::egtb::index::Half;
-use crate::egtb::info::{tbinfo, FileStatus, HalfStats, Report};
+use crate::egtb::report::info::{tbinfo, FileStatus, HalfStats, Report};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -39,7 +39,7 @@ pub fn run(args: &TbinfoArgs) -> ExitCode {
     let dir = args
         .dir
         .clone()
-        .unwrap_or_else(crate::egtb::probe::default_dir);
+        .unwrap_or_else(crate::egtb::play::probe::default_dir);
     if args.paper {
         return super::paper::run(args.endgame.as_deref(), &dir, args.json);
     }

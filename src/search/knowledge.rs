@@ -1,16 +1,16 @@
 //! What the search asks at interior nodes before searching: exact draws and draw bounds from the
 //! recognizers (insufficient material, Heinz-style material recognizers, the blockage detector of
-//! Tabibi, Felner and Netanyahu), and the endgame tables (`egtb::probe`): a position in a table
+//! Tabibi, Felner and Netanyahu), and the endgame tables (`egtb::play::probe`): a position in a table
 //! gets its exact value, judged under the 50-move rule with the node's own half-move counter.
-//! Where Fortress's own tables do not cover a position, Syzygy's WDL tables (`egtb::syzygy`)
+//! Where Fortress's own tables do not cover a position, Syzygy's WDL tables (`egtb::play::syzygy`)
 //! may: they are exact only right after a zeroing move, so they are asked only at full-width
 //! nodes whose counter is 0.
 
 use super::value::{table_mate, table_win, Value, DRAW};
 use crate::chess::{Color, PieceType, Position};
-use crate::egtb::file::Wdl5;
-use crate::egtb::probe::{material_key, position_material, TableVerdict, TbProbe, TbReader};
-use crate::egtb::syzygy::Syzygy;
+use crate::egtb::format::Wdl5;
+use crate::egtb::play::probe::{material_key, position_material, TableVerdict, TbProbe, TbReader};
+use crate::egtb::play::syzygy::Syzygy;
 use crate::recognize::{self, BlockageTable, Bound, Men, Outcome, Wanted};
 use std::sync::Arc;
 
@@ -259,7 +259,7 @@ impl<'a> Knowledge<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::egtb::file::TbValue;
+    use crate::egtb::format::TbValue;
     use crate::search::value::MAX_PLY;
     use crate::search::Score;
 

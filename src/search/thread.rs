@@ -8,9 +8,9 @@ use super::tt::{Bound, TranspositionTable};
 use super::value::{is_mate_score, mate_moves, Value, INFINITE, MATE_BOUND, MAX_PLY};
 use super::worker::{RootMove, ThreadState, Worker};
 use crate::chess::{legal_moves, Color, Move, Position};
-use crate::egtb::probe::{analyse_root, Registry, RootAnalysis, Tablebases, Wdl};
-use crate::egtb::strategy::{self, MoveValues};
-use crate::egtb::syzygy;
+use crate::egtb::play::probe::{Registry, Tablebases, Wdl};
+use crate::egtb::play::strategy::{self, analyse_root, MoveValues, RootAnalysis};
+use crate::egtb::play::syzygy;
 use crate::eval::network::Network;
 use crate::memory::OutOfMemory;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -405,7 +405,7 @@ impl Engine {
         }
     }
 
-    /// The root move by the tables (`egtb::strategy`), if the root and every position one move
+    /// The root move by the tables (`egtb::play::strategy`), if the root and every position one move
     /// away are in them. The answer is exact, so no search runs, but the GUI is answered as
     /// after one: MultiPV k reports the first k moves in the strategy's order (`strategy::rank`)
     /// with their table scores (mate from DTM when the move wins or loses under the 50-move

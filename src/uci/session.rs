@@ -5,8 +5,8 @@
 use super::protocol::{self, Command, GoParams, Info, OptionKind, Parsed};
 use crate::chess::{parse_uci_move, Position};
 use crate::egtb::background::Background;
-use crate::egtb::probe::{default_dir, split_path, Tablebases};
-use crate::egtb::syzygy::{self, Syzygy};
+use crate::egtb::play::probe::{default_dir, split_path, Tablebases};
+use crate::egtb::play::syzygy::{self, Syzygy};
 use crate::eval::network::Network;
 use crate::memory::{self, OutOfMemory};
 use crate::search::{self, Control, Engine, Limits, Report, SyzygyUse, THREAD_MEMORY_BYTES};
@@ -166,6 +166,9 @@ impl SyzygyOptions {
 pub struct Session {
     engine: Arc<Engine>,
     tables: Arc<Tablebases>,
+    /// The worker that builds the tables the search finds missing; owned here, handed the
+    /// registry.
+    _background: Background,
     syzygy: SyzygyOptions,
     position: Position,
     running: Option<Running>,
@@ -187,11 +190,12 @@ impl Session {
         tables
             .generate_missing
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        *tables.background.lock().expect("background lock") = Some(Background::start(&tables));
+        let background = Background::start(&tables);
         engine.tables = Some(Arc::clone(&tables));
         Session {
             engine: Arc::new(engine),
             tables,
+            _background: background,
             syzygy: SyzygyOptions {
                 tables: None,
                 probe_depth: SyzygyUse::DEFAULT_PROBE_DEPTH,

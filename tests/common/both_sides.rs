@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use fortress::chess::Position;
-use fortress::egtb::file::{write_table, Compression, Metric, TableSpec, TbValue};
+use fortress::egtb::format::{write_table, Compression, Metric, TableSpec, TbValue};
 use fortress::egtb::generate::open_subs;
 use fortress::egtb::{EndgameTables, Half, Material};
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! `tests/tables_uci.rs`): an entry the index calls broken is written broken, every other one
 //! gets the value the caller's function gives it.
 
-use fortress::egtb::file::{write_table, Compression, Metric, TableSpec, TbValue};
+use fortress::egtb::format::{write_table, Compression, Metric, TableSpec, TbValue};
 use fortress::egtb::{EndgameIndex, Half, Material};
 use std::path::{Path, PathBuf};
 

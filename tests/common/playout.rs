@@ -4,9 +4,10 @@
 #![allow(dead_code)]
 
 use fortress::chess::{legal_moves, Color, Piece, PieceType, Position};
-use fortress::egtb::file::Metric;
-use fortress::egtb::probe::{analyse_root, Registry, Wdl};
-use fortress::egtb::strategy::{choose, choose_least};
+use fortress::egtb::format::Metric;
+use fortress::egtb::play::probe::{Registry, Wdl};
+use fortress::egtb::play::strategy::analyse_root;
+use fortress::egtb::play::strategy::{choose, choose_least};
 use fortress::egtb::{EndgameIndex, Material, TbPosition};
 
 pub fn fen_of(tb: &TbPosition, halfmove: u16) -> String {

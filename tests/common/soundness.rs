@@ -9,7 +9,7 @@
 mod playout;
 
 use fortress::chess::{Color, PieceType, Position};
-use fortress::egtb::file::{Metric, Outcome as TbOutcome};
+use fortress::egtb::format::{Metric, Outcome as TbOutcome};
 use fortress::egtb::{EndgameTables, TbPosition};
 use fortress::recognize::{recognize, BlockageTable, Bound, Men, Outcome, PawnEnding, Wanted};
 use rayon::prelude::*;

@@ -83,12 +83,12 @@ use super::solve::{
 };
 use super::GenError;
 use crate::chess::{Bitboard, Color, PieceType, Square};
-use crate::egtb::file::Wdl5;
-use crate::egtb::file::{Metric, Outcome, TbValue};
+use crate::egtb::format::plies::{loss, wdl_of_result, win, RULE50_PLIES};
+use crate::egtb::format::Wdl5;
+use crate::egtb::format::{Metric, Outcome, TbValue};
 use crate::egtb::index::FrameCache;
 use crate::egtb::index::{Half, Symmetry, TbPosition};
-use crate::egtb::plies::{loss, wdl_of_result, win, RULE50_PLIES};
-use crate::egtb::tables::DtmRuns;
+use crate::egtb::play::tables::DtmRuns;
 use crate::egtb::Material;
 use crate::memory::{try_vec, HugeArray, OutOfMemory};
 use rayon::prelude::*;
@@ -1032,7 +1032,7 @@ impl BitmapSolver<'_> {
 
     /// The depth in plies at which a sub-table value joins the frontier, and whether Y wins;
     /// None for draws and broken entries.
-    fn seed_depth(&self, v: crate::egtb::file::TbValue) -> Option<(u16, bool)> {
+    fn seed_depth(&self, v: crate::egtb::format::TbValue) -> Option<(u16, bool)> {
         let zero = self.metric != Metric::Dtm;
         match v.outcome() {
             Outcome::Win(k) => Some((if zero { 0 } else { 2 * k - 1 }, true)),

@@ -1,6 +1,6 @@
 //! `engine gentb`: builds endgame tables (DTM, DTZ, DTZ50) by retrograde analysis, sub-endgames
-//! first (Thompson 1996, Section 6: waves by number of men), writes them with `egtb::file` into
-//! a staging directory (`egtb::staging`), verifies each one by forward minimax (`verify`) and
+//! first (Thompson 1996, Section 6: waves by number of men), writes them with `egtb::format` into
+//! a staging directory (`egtb::format::staging`), verifies each one by forward minimax (`verify`) and
 //! only then moves it into the table directory. The move and un-move generators are in
 //! `moves`, the working layout in `layout`, the report of a build in `summary`.
 //!
@@ -59,21 +59,23 @@
 
 mod bitmaps;
 mod depth_log;
+pub mod finish;
 pub mod layout;
 mod memory;
 mod move_counts;
 pub mod moves;
+pub mod recompress;
 pub mod solve;
 mod summary;
 pub mod verify;
 
-use crate::egtb::file::{
+use crate::egtb::format::staging::Staging;
+use crate::egtb::format::{
     write_compact, Compression, FileSpec, Metric, TableError, TableWriter, TbValue, Wdl5,
 };
 use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
-use crate::egtb::staging::Staging;
-use crate::egtb::tables::{self, EndgameTables};
+use crate::egtb::play::tables::{self, EndgameTables};
 pub use bitmaps::{Counting, Pulling};
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
@@ -147,7 +149,7 @@ pub enum GenError {
     #[error(transparent)]
     Memory(#[from] crate::memory::OutOfMemory),
     #[error(transparent)]
-    Recompress(#[from] crate::egtb::recompress::RecompressError),
+    Recompress(#[from] crate::egtb::generate::recompress::RecompressError),
     /// The machine lacks the memory or disk a build needs; nothing was started.
     #[error("{endgame} cannot be built here: {what}")]
     Resources { endgame: String, what: String },
@@ -361,7 +363,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     };
     let dtz50_method = if opts.full_dtz50 {
         solved
-    } else if dtz_max <= crate::egtb::plies::RULE50_PLIES {
+    } else if dtz_max <= crate::egtb::format::plies::RULE50_PLIES {
         if clean {
             Dtz50Method::SameAsDtz
         } else {
@@ -423,8 +425,8 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         }
     }
     bar.set_message(format!("{m} wdl"));
-    let scan = tables::write_wdl(out, &m)?;
-    tables::finish_zeroing(out, &m, m.men() <= tables::ONE_SIDE_MAX_MEN, &scan)?;
+    let scan = finish::write_wdl(out, &m)?;
+    finish::finish_zeroing(out, &m, m.men() <= finish::ONE_SIDE_MAX_MEN, &scan)?;
     finish(
         m,
         opts,
@@ -537,7 +539,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     let clean = subs.rule50_clean();
     let method = if opts.full_dtz50 {
         Dtz50Method::Solved
-    } else if clean && dtz.deepest() <= crate::egtb::plies::RULE50_PLIES {
+    } else if clean && dtz.deepest() <= crate::egtb::format::plies::RULE50_PLIES {
         Dtz50Method::SameAsDtz
     } else if clean {
         Dtz50Method::DtzCapped
@@ -639,7 +641,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         results.par_extend(
             dtz.par_iter()
                 .zip(dtz50)
-                .map(|(&v, &v50)| tables::result_value(v, v50)),
+                .map(|(&v, &v50)| finish::result_value(v, v50)),
         );
         // The files are compressed side by side, and the block summed up beside them, not one
         // after the other while the other threads wait for the next blocks.
@@ -654,7 +656,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
                         rayon::join(
                             || f50.push(dtz50, Some(dtz)),
                             || {
-                                tables::add_span_depths(span_half, start, dtz50);
+                                finish::add_span_depths(span_half, start, dtz50);
                                 summary::summarise_block(dtm, dtz, dtz50)
                             },
                         )
@@ -673,7 +675,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     })?;
     let [dtm_file, wdl_file, dtz_file, mut dtz50_file] = files;
     let deepest50 =
-        tables::deepest_by_side(index.stored_halves(), tables::deepest_of_spans(&spans));
+        finish::deepest_by_side(index.stored_halves(), finish::deepest_of_spans(&spans));
     dtz50_file.record_max_depths(deepest50);
     for (h, s) in Half::BOTH.into_iter().zip(spans) {
         dtz50_file.record_depth_spans(h, s);
@@ -682,8 +684,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         f.end_half()?;
         f.finish()?;
     }
-    if m.men() <= tables::ONE_SIDE_MAX_MEN {
-        EndgameTables::open(out, m)?.keep_one_side(out)?;
+    if m.men() <= finish::ONE_SIDE_MAX_MEN {
+        finish::keep_one_side(&EndgameTables::open(out, m)?, out)?;
     }
     Ok((halves, split_seconds, method))
 }
@@ -840,7 +842,7 @@ fn to_nalimov<const N: usize>(layout: &Layout, works: [&Work; N]) -> [Work; N] {
         let out: [Vec<AtomicU16>; N] = std::array::from_fn(|_| {
             (0..index.size(h))
                 .into_par_iter()
-                .map(|_| AtomicU16::new(solve::RESOLVED | crate::egtb::plies::CODE_NONE))
+                .map(|_| AtomicU16::new(solve::RESOLVED | crate::egtb::format::plies::CODE_NONE))
                 .collect()
         });
         let src = works.map(|w| w[h as usize].as_ref().expect("both halves worked"));
@@ -849,7 +851,7 @@ fn to_nalimov<const N: usize>(layout: &Layout, works: [&Work; N]) -> [Work; N] {
             let mut frames = FrameCache::default();
             for idx in c * CHUNK..((c + 1) * CHUNK).min(size) {
                 let codes = src.map(|s| s[idx as usize].load(Relaxed));
-                if codes[0] & !solve::RESOLVED == crate::egtb::plies::CODE_NONE {
+                if codes[0] & !solve::RESOLVED == crate::egtb::format::plies::CODE_NONE {
                     continue; // broken
                 }
                 let pos = layout.decode_valid(h, idx);

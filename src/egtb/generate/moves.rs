@@ -1169,7 +1169,7 @@ mod tests {
     #[test]
     fn conversions_equal_the_chess_core_captures_and_promotions() {
         use crate::chess::{legal_moves, Position};
-        use crate::egtb::one_ply::{set_position, successor, Effect};
+        use crate::egtb::play::tables::one_ply::{set_position, successor, Effect};
         let mut board = Position::startpos();
         for (name, step) in [
             ("KQKR", 1),

@@ -22,18 +22,18 @@ use super::moves::{
     Legality, MoveClass, NONE,
 };
 use crate::chess::{Bitboard, Color, PieceType, Square};
-use crate::egtb::file::{Metric, TbValue, Wdl5};
-use crate::egtb::index::{Half, Symmetry, TbPosition};
-use crate::egtb::plies::{
+use crate::egtb::format::plies::{
     self, backed, better, depth, dtm_plies, is_loss, is_win, loss, wdl_of, wdl_of_result, win,
     zeroing, CODE_DRAW, CODE_NONE, RULE50_PLIES,
 };
-use crate::egtb::tables::EndgameTables;
+use crate::egtb::format::{Metric, TbValue, Wdl5};
+use crate::egtb::index::{Half, Symmetry, TbPosition};
+use crate::egtb::play::tables::EndgameTables;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 // ------------------------------------------------------------------------------------------
-// Working values: the codes of `egtb::plies`, plus a flag for "final".
+// Working values: the codes of `egtb::format::plies`, plus a flag for "final".
 
 pub const RESOLVED: u16 = 0x8000;
 

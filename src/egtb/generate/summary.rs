@@ -4,7 +4,7 @@
 
 use super::solve::{self, Wdl, Work};
 use super::verify::VerifyReport;
-use crate::egtb::file::{Metric, Outcome, TbValue};
+use crate::egtb::format::{Metric, Outcome, TbValue};
 use crate::egtb::index::{EndgameIndex, Half};
 use crate::egtb::material::Material;
 use rayon::prelude::*;

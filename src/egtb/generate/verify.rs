@@ -6,14 +6,14 @@
 
 use super::solve::to_file_value;
 use crate::chess::{legal_moves, Position, Square};
-use crate::egtb::file::{Metric, Outcome, TbValue, Wdl5};
-use crate::egtb::index::{EndgameIndex, Half, TbPosition};
-use crate::egtb::one_ply::{set_position, successor, Effect};
-use crate::egtb::plies::{
+use crate::egtb::format::plies::{
     backed, capped_at_rule50, dtm_plies, loss, preference, wdl_of_result, zeroing, CODE_DRAW,
     CODE_NONE,
 };
-use crate::egtb::tables::EndgameTables;
+use crate::egtb::format::{Metric, Outcome, TbValue, Wdl5};
+use crate::egtb::index::{EndgameIndex, Half, TbPosition};
+use crate::egtb::play::tables::one_ply::{set_position, successor, Effect};
+use crate::egtb::play::tables::EndgameTables;
 use crate::memory::{HugeArray, OutOfMemory};
 use indicatif::ProgressBar;
 use rayon::prelude::*;

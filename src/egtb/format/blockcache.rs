@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 
-use super::file::BLOCK_SIZE;
+use crate::egtb::format::BLOCK_SIZE;
 use crate::memory::{try_vec, try_zeroed_bytes};
 
 /// Bytes of decompressed blocks each thread may keep (the `NalimovCache` option).

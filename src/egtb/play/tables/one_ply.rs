@@ -6,14 +6,14 @@
 //! those a two-sided file would hold (`plies`: the generator's and the verifier's own
 //! arithmetic).
 
-use super::file::{Metric, Outcome, TbValue, Wdl5};
-use super::index::{FrameCache, Half, OwnFrame, TbPosition};
-use super::material::Material;
-use super::plies::{
+use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Position, Square};
+use crate::egtb::format::plies::{
     backed, capped_at_rule50, loss, preference, wdl_of_result, zeroing, CODE_DRAW, CODE_NONE,
 };
-use super::tables::EndgameTables;
-use crate::chess::{legal_moves, Color, Move, MoveKind, Piece, PieceType, Position, Square};
+use crate::egtb::format::{Metric, Outcome, TbValue, Wdl5};
+use crate::egtb::index::{FrameCache, Half, OwnFrame, TbPosition};
+use crate::egtb::material::Material;
+use crate::egtb::play::tables::EndgameTables;
 use std::cell::RefCell;
 
 /// The tables of the endgames that moves reach.

@@ -2,7 +2,8 @@
 //! mirror for the loser, and a draw-keeping rule for drawn positions (Bourzutschky, Tamplin,
 //! Haworth 2005, Section 5: SZ° guards the current phase, SZ50⁻ safeguards any win available
 //! under the 50-move rule, Z⁻ shortens the phase). A pure function over the table values of the
-//! legal moves; the search calls it at the root (`search::thread`).
+//! legal moves (`choose`, `rank`), which `analyse_root` probes from the registry; the search
+//! calls both at the root (`search::thread`), `engine probe` prints them.
 //!
 //! Exact rules, with `left = 100 - h` plies before a claim (h the game's half-move counter) and
 //! every value taken from the mover's point of view after the move (`MoveValues`):
@@ -20,8 +21,9 @@
 //!   moves after which the opponent has the most replies that lose under the rule (the most
 //!   ways to go wrong); among blessed losses the greatest DTZ; then move order.
 
-use super::file::{Metric, Outcome, TbValue};
-use super::probe::{depth, TbProbe, Wdl, RULE50};
+use crate::chess::{legal_moves, Move, MoveKind, PieceType, Position};
+use crate::egtb::format::{Metric, Outcome, TbValue};
+use crate::egtb::play::probe::{depth, Registry, TbProbe, Wdl, RULE50};
 
 /// The value of one root move for the mover, and how many of the opponent's replies to it lose
 /// under the 50-move rule (only needed in drawn positions; 0 otherwise).
@@ -184,6 +186,69 @@ pub fn choose_least(moves: &[MoveValues], metric: Metric) -> Option<usize> {
         Wdl::Draw => {}
     }
     set.first().copied()
+}
+
+/// A root position's table values and those of each legal move (mover's view after the move),
+/// as `engine probe` prints them and the root strategy weighs them.
+#[derive(Clone, Debug)]
+pub struct RootAnalysis {
+    pub root: TbProbe,
+    pub moves: Vec<(Move, MoveValues)>,
+    /// Probes made (for `tbhits`).
+    pub probes: u64,
+}
+
+/// Probes `pos` and every position one move away (and, if `count_errors`, two moves away, for
+/// the opponent's losing replies that the drawn-position rule counts). None if any of them is
+/// not covered by `reg`. Not for the hot path: it allocates.
+pub fn analyse_root(reg: &Registry, pos: &Position, count_errors: bool) -> Option<RootAnalysis> {
+    let root = reg.probe(pos)?;
+    let mut probes = 1;
+    let mut p = pos.clone();
+    let h = pos.halfmove_clock();
+    let mut moves = Vec::new();
+    for m in legal_moves(pos).iter() {
+        let zeroing = m.kind() == MoveKind::EnPassant
+            || p.piece_at(m.to()).is_some()
+            || p.piece_at(m.from()).map(|x| x.kind) == Some(PieceType::Pawn);
+        p.make_move(m);
+        let child = reg.probe(&p);
+        probes += 1;
+        let mut errors = 0;
+        if count_errors && child.is_some() {
+            // Opponent replies after which the opponent loses under the rule (our win).
+            let ch = if zeroing { 0 } else { h + 1 };
+            for r in legal_moves(&p).iter() {
+                let rz = r.kind() == MoveKind::EnPassant
+                    || p.piece_at(r.to()).is_some()
+                    || p.piece_at(r.from()).map(|x| x.kind) == Some(PieceType::Pawn);
+                p.make_move(r);
+                if let Some(g) = reg.probe(&p) {
+                    let gh = if rz { 0 } else { ch + 1 };
+                    if g.wdl50(gh) == Wdl::Win {
+                        errors += 1;
+                    }
+                }
+                probes += 1;
+                p.unmake_move();
+            }
+        }
+        p.unmake_move();
+        let child = child?;
+        moves.push((
+            m,
+            MoveValues {
+                v: after_move(&child, zeroing),
+                zeroing,
+                opponent_errors: errors,
+            },
+        ));
+    }
+    Some(RootAnalysis {
+        root,
+        moves,
+        probes,
+    })
 }
 
 #[cfg(test)]

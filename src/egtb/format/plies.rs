@@ -4,7 +4,7 @@
 //! converts (`dtm_plies`). The minimax of a position's moves is the `preference` order over
 //! `backed` values of moves that stay in the endgame and `zeroing` values of the rest.
 
-use super::file::{Outcome, TbValue, Wdl5};
+use crate::egtb::format::{Outcome, TbValue, Wdl5};
 pub const CODE_NONE: u16 = 0;
 pub const CODE_DRAW: u16 = 1;
 

@@ -4,8 +4,8 @@
 //! background generator both build through this; what killed builders left behind (staging
 //! directories, temporary files of `file::write_table`) is removed by the next one.
 
-use super::file::{file_name, Metric};
-use super::material::Material;
+use crate::egtb::format::{file_name, Metric};
+use crate::egtb::material::Material;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 

@@ -3,10 +3,12 @@
 //! present (and its WDL file), their headers and whether their checksums hold; on request, the win/draw/loss counts
 //! and deepest values the files hold (Table 8), which takes a scan of every entry.
 
-use super::file::{file_name, Metric, Outcome, TableError, TableFile, TableHeader, TbValue};
-use super::index::{EndgameIndex, Half};
-use super::material::{Material, MaterialError};
-use super::tables::{EndgameTables, DTM_ONE_SIDE_MEN};
+use crate::egtb::format::{
+    file_name, Metric, Outcome, TableError, TableFile, TableHeader, TbValue,
+};
+use crate::egtb::index::{EndgameIndex, Half};
+use crate::egtb::material::{Material, MaterialError};
+use crate::egtb::play::tables::{EndgameTables, DTM_ONE_SIDE_MEN};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -60,7 +62,7 @@ pub fn tbinfo(endgame: &str, dir: &Path, scan: bool) -> Result<Report, MaterialE
     let material = Material::parse(endgame)?.canonical().0;
     let index = EndgameIndex::new(&material);
     let sizes = [index.size(Half::Wtm), index.size(Half::Btm)];
-    let broken = super::index::broken::stored(&material)
+    let broken = crate::egtb::index::broken::stored(&material)
         .or_else(|| scan.then(|| Half::BOTH.map(|h| index.count_broken(h))));
     let mut files = Vec::new();
     let mut stats: Option<[HalfStats; 2]> = None;

@@ -6,11 +6,11 @@
 //! the paper's KBBKNN figures (Table 5: 141,874,223 wins drawn with White to move, 46
 //! positions at the deepest DTZ50) count both.
 
-use super::file::Outcome;
-use super::index::Half;
-use super::material::Material;
-use super::tables::EndgameTables;
 use crate::chess::{Color, Position};
+use crate::egtb::format::Outcome;
+use crate::egtb::index::Half;
+use crate::egtb::material::Material;
+use crate::egtb::play::tables::EndgameTables;
 use rayon::prelude::*;
 
 /// The deepest wins of one metric among some positions.

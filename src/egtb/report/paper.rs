@@ -3,13 +3,13 @@
 //! to the scan in `tests/data/bth_6man_notes.md`), set beside what an endgame's tables give:
 //! each figure with the paper's, equal or not (`engine tbinfo --paper`).
 
-use super::dtz_stats::{scan, Deepest, EndgameStats, WinStats};
-use super::file::{file_name, Metric, Outcome, TableError, TbValue};
-use super::index::Half;
-use super::material::Material;
-use super::probe::tb_position;
-use super::tables::EndgameTables;
 use crate::chess::{Color, Position};
+use crate::egtb::format::{file_name, Metric, Outcome, TableError, TbValue};
+use crate::egtb::index::Half;
+use crate::egtb::material::Material;
+use crate::egtb::play::probe::tb_position;
+use crate::egtb::play::tables::EndgameTables;
+use crate::egtb::report::dtz_stats::{scan, Deepest, EndgameStats, WinStats};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
@@ -17,19 +17,19 @@ use std::time::Instant;
 /// The transcribed tables: file name (for messages) and text.
 const TABLE3: (&str, &str) = (
     "bth_6man_dtz.csv",
-    include_str!("../../tests/data/bth_6man_dtz.csv"),
+    include_str!("../../../tests/data/bth_6man_dtz.csv"),
 );
 const TABLE4: (&str, &str) = (
     "bth_6man_dtz50.csv",
-    include_str!("../../tests/data/bth_6man_dtz50.csv"),
+    include_str!("../../../tests/data/bth_6man_dtz50.csv"),
 );
 const TABLE5: (&str, &str) = (
     "bth_6man_rule50_impact.csv",
-    include_str!("../../tests/data/bth_6man_rule50_impact.csv"),
+    include_str!("../../../tests/data/bth_6man_rule50_impact.csv"),
 );
 const TABLE6: (&str, &str) = (
     "bth_6man_examples.csv",
-    include_str!("../../tests/data/bth_6man_examples.csv"),
+    include_str!("../../../tests/data/bth_6man_examples.csv"),
 );
 
 /// The paper's four columns in its order: 1-0 wtm, 1-0 btm, 0-1 wtm, 0-1 btm.
@@ -661,7 +661,9 @@ mod tests {
         for ex in &paper.examples {
             let pos = Position::from_fen(ex.fen).expect(ex.key);
             assert_eq!(
-                crate::egtb::probe::position_material(&pos).canonical().0,
+                crate::egtb::play::probe::position_material(&pos)
+                    .canonical()
+                    .0,
                 ex.material,
                 "{}",
                 ex.key

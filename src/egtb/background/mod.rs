@@ -1,12 +1,13 @@
 //! Background generation: endgames the search meets without a table (at most `GenerateMaxMen`
-//! men) go on a queue (crossbeam channel, no duplicates) for one worker thread, which builds
+//! men) are listed as wanted by the registry (`Tablebases::request`, no duplicates); one worker
+//! thread, which the UCI session starts and owns, builds
 //! them with the retrograde generator (`egtb::generate`, sub-endgames first: Thompson 1996,
 //! Section 6), verifies them, and moves them into the first directory of the table path; the
-//! registry (`egtb::probe`) is then rescanned, so the running engine probes the new table at
+//! registry (`egtb::play::probe`) is then rescanned, so the running engine probes the new table at
 //! once.
 //!
 //! No partial table is ever visible: each table is built and verified in a staging directory
-//! (`egtb::staging`) and moved into `<dir>` only then; sub-tables are read from wherever in the
+//! (`egtb::format::staging`) and moved into `<dir>` only then; sub-tables are read from wherever in the
 //! path they are. The worker never creates the table directory: a path that names none that
 //! exists gets a message and no build.
 //!
@@ -14,27 +15,25 @@
 //! whose thread is reniced to 19 (`renice` on the thread's id, read from `/proc/thread-self`;
 //! no `unsafe`). Messages go through the registry's sink (`Tablebases::say`).
 
-use super::generate::{gentb, GenOptions};
-use super::material::Material;
-use super::probe::Tablebases;
-use crossbeam::channel::{unbounded, Sender};
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex, Weak};
+use crate::egtb::generate::{gentb, GenOptions};
+use crate::egtb::material::Material;
+use crate::egtb::play::probe::Tablebases;
+use crossbeam::channel::{bounded, select, Sender};
+use std::sync::{Arc, Weak};
 use std::time::Instant;
 
-/// The queue's sending side; dropping it ends the worker after its current job.
+/// The worker's handle: whoever holds it owns the worker, which ends after its current job
+/// when the handle is dropped (or when the tables are).
 pub struct Background {
-    tx: Sender<Material>,
-    queued: Arc<Mutex<HashSet<Material>>>,
+    _stop: Sender<()>,
 }
 
 impl Background {
-    /// Starts the worker for `tb`.
+    /// Starts the worker for `tb`: it builds the endgames `tb` lists as wanted, one at a time.
     pub fn start(tb: &Arc<Tablebases>) -> Background {
-        let (tx, rx) = unbounded::<Material>();
-        let queued: Arc<Mutex<HashSet<Material>>> = Arc::default();
+        let (stop, stopped) = bounded::<()>(0);
+        let wanted = tb.wanted();
         let weak: Weak<Tablebases> = Arc::downgrade(tb);
-        let q = Arc::clone(&queued);
         std::thread::Builder::new()
             .name("tb-generate".into())
             .spawn(move || {
@@ -44,23 +43,18 @@ impl Background {
                     .start_handler(|_| lower_priority())
                     .build();
                 let Ok(pool) = pool else { return };
-                for m in rx.iter() {
+                loop {
+                    let m = select! {
+                        recv(wanted) -> m => match m { Ok(m) => m, Err(_) => return },
+                        recv(stopped) -> _ => return,
+                    };
                     let Some(tb) = weak.upgrade() else { return };
                     pool.install(|| build(&tb, m));
-                    drop(tb);
-                    q.lock().expect("queue lock").remove(&m);
+                    tb.built(&m);
                 }
             })
             .expect("spawning the table generator thread");
-        Background { tx, queued }
-    }
-
-    /// Queues `m` (canonical) unless it is queued or being built.
-    pub fn request(&self, m: Material) {
-        let mut q = self.queued.lock().expect("queue lock");
-        if q.insert(m) {
-            let _ = self.tx.send(m);
-        }
+        Background { _stop: stop }
     }
 }
 

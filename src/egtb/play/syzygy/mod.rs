@@ -20,9 +20,9 @@
 
 mod checksum;
 
-use super::file::Wdl5;
 use crate::chess::attacks;
 use crate::chess::{legal_moves, Bitboard, Color, Move, PieceType, Position, Square};
+use crate::egtb::format::Wdl5;
 use pyrrhic_rs::{DtzProbeValue, EngineAdapter, TableBases, WdlProbeResult};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -4,18 +4,19 @@
 //! DTZ and DTZ50 for one side to move, and in five-man endgames DTM too) and adds its WDL file,
 //! without generating anything. The endgame is put together in a staging directory, every legal
 //! entry of every metric and its result is read back and compared with the old files, and only
-//! then are the files moved over the old ones (`egtb::staging`): a kill at any point leaves the
+//! then are the files moved over the old ones (`egtb::format::staging`): a kill at any point leaves the
 //! old files or the new ones, each endgame readable throughout.
 
-use super::file::{
+use super::finish::{finish_zeroing, keep_one_side, write_wdl, ONE_SIDE_MAX_MEN};
+use crate::chess::Position;
+use crate::egtb::format::staging::Staging;
+use crate::egtb::format::{
     file_name, write_compact, Metric, TableError, TbValue, COMPRESSION_ZSTD, ENCODING_WDL5_PACKED,
     FORMAT_VERSION,
 };
-use super::index::{EndgameIndex, Half};
-use super::material::Material;
-use super::staging::Staging;
-use super::tables::{finish_zeroing, write_wdl, EndgameTables, DTM_ONE_SIDE_MEN, ONE_SIDE_MAX_MEN};
-use crate::chess::Position;
+use crate::egtb::index::{EndgameIndex, Half};
+use crate::egtb::material::Material;
+use crate::egtb::play::tables::{EndgameTables, DTM_ONE_SIDE_MEN};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -109,7 +110,7 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
         if six_kept {
             write_wdl(out, &m)?;
         } else {
-            EndgameTables::open(out, &m)?.keep_one_side(out)?;
+            keep_one_side(&EndgameTables::open(out, &m)?, out)?;
         }
     } else {
         // Every entry's three values (a side left out by one ply; broken entries of that side
@@ -170,7 +171,7 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
 
 /// The tables of the sub-endgames of `m` in `dir`, None unless all are there.
 fn sub_endgames(dir: &Path, m: &Material) -> Option<Vec<EndgameTables>> {
-    super::tables::open_subs(std::iter::once(dir), m).ok()
+    crate::egtb::play::tables::open_subs(std::iter::once(dir), m).ok()
 }
 
 /// Legal entries of `index` and how many of them `differs` (given a scratch position).

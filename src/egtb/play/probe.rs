@@ -9,7 +9,7 @@
 //! and only on a change takes the read lock to fetch the new snapshot. The hot path takes no
 //! lock and allocates nothing (a material lookup is a binary search in a sorted vector).
 //!
-//! Files are memory-mapped (`egtb::file`). A file unlinked while mapped stays readable on
+//! Files are memory-mapped (`egtb::format`). A file unlinked while mapped stays readable on
 //! Linux (the mapping keeps the inode), so a table deleted while the engine runs is harmless to
 //! readers still holding it; `rescan` notices it is gone, says so, and drops it from the next
 //! snapshot. A file truncated *in place* while mapped would fault on access: the engine's own
@@ -17,12 +17,14 @@
 //! identity (inode, size, mtime) with the one validated at open and drops any file that changed,
 //! and a changed file is only reopened through the full validation (header and checksum).
 
-use super::file::{file_name, Metric, Outcome, TbValue, Wdl5};
-use super::index::{Half, TbPosition};
-use super::material::Material;
-use super::one_ply::{zeroing_values, zeroing_within, Endgames};
-use super::tables::EndgameTables;
 use crate::chess::{Color, PieceType, Position};
+use crate::egtb::format::{file_name, Metric, Outcome, TbValue, Wdl5};
+use crate::egtb::index::{Half, TbPosition};
+use crate::egtb::material::Material;
+use crate::egtb::play::tables::one_ply::{zeroing_values, zeroing_within, Endgames};
+use crate::egtb::play::tables::EndgameTables;
+use crossbeam::channel::{unbounded, Receiver, Sender};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -399,7 +401,27 @@ pub struct Tablebases {
     sink: RwLock<Option<MessageSink>>,
     pub generate_missing: AtomicBool,
     pub generate_max_men: AtomicU8,
-    pub(crate) background: Mutex<Option<super::background::Background>>,
+    /// Endgames the search met without a table, for whoever builds them: the background
+    /// worker (`egtb::background`) that the session starts and owns.
+    wanted: Wanted,
+}
+
+/// A queue of endgames without duplicates: an endgame queued stays listed until `built`.
+struct Wanted {
+    tx: Sender<Material>,
+    rx: Receiver<Material>,
+    queued: Mutex<HashSet<Material>>,
+}
+
+impl Default for Wanted {
+    fn default() -> Self {
+        let (tx, rx) = unbounded();
+        Wanted {
+            tx,
+            rx,
+            queued: Mutex::default(),
+        }
+    }
 }
 
 impl Default for Tablebases {
@@ -413,7 +435,7 @@ impl Default for Tablebases {
             sink: RwLock::new(None),
             generate_missing: AtomicBool::new(false),
             generate_max_men: AtomicU8::new(4),
-            background: Mutex::new(None),
+            wanted: Wanted::default(),
         }
     }
 }
@@ -627,8 +649,8 @@ impl Tablebases {
         }
     }
 
-    /// Asks the background worker for the table of `m` (if generation is on and `m` is small
-    /// enough). Cheap to call repeatedly: duplicates are dropped by the worker's queue.
+    /// Lists the table of `m` as wanted (if generation is on and `m` is small enough). Cheap
+    /// to call repeatedly: an endgame already listed is not listed twice.
     pub fn request(&self, m: &Material) {
         if !self.generate_missing.load(Ordering::Relaxed)
             || m.men() > self.generate_max_men.load(Ordering::Relaxed)
@@ -636,9 +658,20 @@ impl Tablebases {
         {
             return;
         }
-        if let Some(bg) = self.background.lock().expect("background lock").as_ref() {
-            bg.request(m.canonical().0);
+        let m = m.canonical().0;
+        if self.wanted.queued.lock().expect("queue lock").insert(m) {
+            let _ = self.wanted.tx.send(m);
         }
+    }
+
+    /// The endgames wanted, in the order they were asked for (`request`).
+    pub fn wanted(&self) -> Receiver<Material> {
+        self.wanted.rx.clone()
+    }
+
+    /// Takes `m` off the list of endgames wanted: built, or given up.
+    pub fn built(&self, m: &Material) {
+        self.wanted.queued.lock().expect("queue lock").remove(m);
     }
 }
 
@@ -683,71 +716,6 @@ impl TbReader {
     pub fn tablebases(&self) -> &Arc<Tablebases> {
         &self.tb
     }
-}
-
-/// A root position's table values and those of each legal move (mover's view after the move),
-/// as `engine probe` prints them and the root strategy weighs them.
-#[derive(Clone, Debug)]
-pub struct RootAnalysis {
-    pub root: TbProbe,
-    pub moves: Vec<(crate::chess::Move, super::strategy::MoveValues)>,
-    /// Probes made (for `tbhits`).
-    pub probes: u64,
-}
-
-/// Probes `pos` and every position one move away (and, if `count_errors`, two moves away, for
-/// the opponent's losing replies that the drawn-position rule counts). None if any of them is
-/// not covered by `reg`. Not for the hot path: it allocates.
-pub fn analyse_root(reg: &Registry, pos: &Position, count_errors: bool) -> Option<RootAnalysis> {
-    use super::strategy::{after_move, MoveValues};
-    use crate::chess::{legal_moves, MoveKind};
-    let root = reg.probe(pos)?;
-    let mut probes = 1;
-    let mut p = pos.clone();
-    let h = pos.halfmove_clock();
-    let mut moves = Vec::new();
-    for m in legal_moves(pos).iter() {
-        let zeroing = m.kind() == MoveKind::EnPassant
-            || p.piece_at(m.to()).is_some()
-            || p.piece_at(m.from()).map(|x| x.kind) == Some(PieceType::Pawn);
-        p.make_move(m);
-        let child = reg.probe(&p);
-        probes += 1;
-        let mut errors = 0;
-        if count_errors && child.is_some() {
-            // Opponent replies after which the opponent loses under the rule (our win).
-            let ch = if zeroing { 0 } else { h + 1 };
-            for r in legal_moves(&p).iter() {
-                let rz = r.kind() == MoveKind::EnPassant
-                    || p.piece_at(r.to()).is_some()
-                    || p.piece_at(r.from()).map(|x| x.kind) == Some(PieceType::Pawn);
-                p.make_move(r);
-                if let Some(g) = reg.probe(&p) {
-                    let gh = if rz { 0 } else { ch + 1 };
-                    if g.wdl50(gh) == Wdl::Win {
-                        errors += 1;
-                    }
-                }
-                probes += 1;
-                p.unmake_move();
-            }
-        }
-        p.unmake_move();
-        let child = child?;
-        moves.push((
-            m,
-            MoveValues {
-                v: after_move(&child, zeroing),
-                zeroing,
-                opponent_errors: errors,
-            },
-        ));
-    }
-    Some(RootAnalysis {
-        root,
-        moves,
-        probes,
-    })
 }
 
 #[cfg(test)]
