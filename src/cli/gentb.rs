@@ -5,7 +5,7 @@
 use crate::egtb::generate::recompress::endgames_in;
 use crate::egtb::generate::{
     build_endgame, build_or_keep, check_resources, needs_build, plan, progress_style, table8,
-    verify_endgame, Counting, GenError, GenOptions, Pulling, TableSummary,
+    verify_endgame, Counting, GenError, GenOptions, Pulling, SolveTimes, TableSummary, TimesSink,
 };
 use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
@@ -165,7 +165,9 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         } else {
             Pulling::Chosen
         },
-        pass_times: args.pass_times,
+        pass_times: args
+            .pass_times
+            .then(|| TimesSink(std::sync::Arc::new(|t: &SolveTimes| eprintln!("{t}")))),
         ..GenOptions::new(&dir)
     };
     if args.bench {

@@ -6,7 +6,7 @@
 //! put together at the end, one segment at a time (`DepthReader::for_each_resolved`), from
 //! the few passes that touched it.
 
-use super::bitmaps::Plane;
+use super::bits::Plane;
 use crate::egtb::index::Half;
 use memmap2::Mmap;
 use rayon::prelude::*;

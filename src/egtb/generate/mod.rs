@@ -1,63 +1,37 @@
 //! `engine gentb`: builds endgame tables (DTM, DTZ, DTZ50) by retrograde analysis, sub-endgames
-//! first (Thompson 1996, Section 6: waves by number of men), writes them with `egtb::format` into
-//! a staging directory (`egtb::format::staging`), verifies each one by forward minimax (`verify`) and
-//! only then moves it into the table directory. The move and un-move generators are in
-//! `moves`, the working layout in `layout`, the report of a build in `summary`.
+//! first (Thompson 1996, Section 6: waves by number of men), writes them with `egtb::format`
+//! into a staging directory (`egtb::format::staging`), verifies each one by forward minimax
+//! (`verify`) and only then moves it into the table directory. The move and un-move generators
+//! are in `moves`, the working layout in `layout`, the report of a build in `summary`, the
+//! files' last form (the WDL file, one side kept) in `finish`, the rewriting of older files
+//! in `recompress`.
 //!
 //! Two solvers, chosen per endgame (`uses_bitmaps`):
-//! - `solve`, in values: a 2-byte working value and a 1-byte un-move counter per entry and
-//!   metric, both sides to move at once, the init passes of DTM and DTZ shared where they fit.
-//!   Fast, but about 5-7 bytes an entry of the layout: 3.7 GiB for the largest 5-man endgame,
-//!   about 18 GB for KBBKNN, well over 100 GB for six men with four different men. Pawn
-//!   endgames (DTZ50 by pawn level) and pawnless ones up to five men use it.
-//! - `bitmaps`, Thompson's bitmaps: four bits an entry, interleaved so that an entry's bits
-//!   share a cache line, and one candidate bit, the sub-tables' positions seeding the passes
-//!   at their own depths through un-captures, every depth and at the end the won and lost
-//!   entries logged to disk (`depth_log`, about 0.1 byte an entry per metric), so that
-//!   nothing of a solve stays in memory after it. DTM is solved first; DTZ and DTZ50 take its
-//!   mates and, in one more bit an entry, its losses: only those can be lost, so their passes
-//!   check no other entry move by move (KBBKN's DTZ: 22% less time). Their first pass also
-//!   reads from DTM's log the entries with a capture to a position the opponent loses, which
-//!   DTM recorded as it un-captured them, instead of un-capturing every sub-table position
-//!   again (`BitmapSolver::reads_capture_wins`). Where the memory
-//!   allows, a half also keeps a counter (four bits) an entry, so that an entry once counted is
-//!   checked again only when its last quiet move is found to lose (`bitmaps::Counting`).
-//!   Where the layout's last man is alone (KQRKBN's knight), a word of a plane is one frame
-//!   of the other men, and the passes make a frame's moves and un-moves once for its 64
-//!   entries (Thompson's boards); the files number such a word in Nalimov's index from the
-//!   frame's share once and the lone man's square (KQRKB's files: 16% of their time in the
-//!   index against 32% entry by entry), and the sub-tables' un-captures step from one entry
-//!   to the next by the digits of the men that moved (`Layout::encode_near`: `encode` 4% of
-//!   KQRKB's DTM against 7%). When the solves are over, the values of the metrics are put together one Nalimov king block at a time (its
-//!   entries are one run of the layout, the same kings), summed up and compressed straight
-//!   into the four files in their final form (`file::TableWriter`: the results, and the three
-//!   distances depth-coded beside them): an entry is decoded and numbered in
-//!   Nalimov's index once for all the metrics, and no half is held whole or staged on disk.
-//!   Staging the values in mapped files instead (2 bytes an entry a metric: KRBKNN 21.7 GB,
-//!   more than the page cache holds beside a build) took KBBKNN 261.7 s for the DTZ50 solve,
-//!   assembly and files against 221.3 s now, with 24 GB written to disk against 1.7 GB.
-//!   DTZ50 is put together only when it was solved; otherwise it is DTZ, or DTZ capped at
-//!   the rule, written from DTZ's values block by block. Measured: KBBKN 192 MiB of anonymous
-//!   memory against 589 MiB in values, files identical; KBBKNN about 3 GiB. Every pawnless
-//!   six-man endgame fits in 16 GiB (`bitmaps::memory_bytes`: at most about 11.5 GiB, for
-//!   four men against the bare king, counting the pages a solve touches: those of king
-//!   placements that can hold a position), with counters where room is left. Each solve
-//!   takes again the arrays the one before it freed (`memory::Recycling`), zeroed where they
-//!   hold something: where the machine backs memory only at its first touch (a virtual
-//!   machine's), fresh pages cost the kernel far more than a write (a quarter of KQRKBN's
-//!   DTM count before its first pass went on the kernel's zeroing of them).
+//! - `solve`, in values: a 2-byte working value and a 1-byte un-move counter an entry and
+//!   metric, both sides to move at once. Fast, but 5-7 bytes an entry: pawn endgames (DTZ50 by
+//!   pawn level) and pawnless ones up to five men use it.
+//! - `bitmaps`, Thompson's bitmaps: four bits an entry (`bits`), the depths logged to disk as
+//!   the passes go (`depth_log`), so that nothing of a solve stays in memory after it. DTM is
+//!   solved first; DTZ and DTZ50 start from its mates, its losses (only those can be lost) and
+//!   its move counts (`move_counts`). When the solves are over, the values of the metrics are
+//!   put together one Nalimov king block at a time and compressed straight into the files in
+//!   their final form (`format::TableWriter`), no half held whole or staged on disk. Every
+//!   pawnless six-man endgame fits in 16 GiB (`bitmaps::memory_bytes`), with counters where
+//!   room is left; each solve takes again the arrays the one before it freed
+//!   (`memory::Recycling`), since fresh pages cost a virtual machine's kernel more than a write.
 //!
-//! Verification (`verify`) holds a table of up to five men decompressed. A six-man table would
-//! take 6 bytes an entry that way (KRBKNN: 33 GB), so it is checked half by half, in rounds by
-//! the square of the king that does not move: the entries a round's moves lead to, about an
-//! eighth of the other half, are packed in 4 bytes each (KQRKBN: under 3 GB). The rounds done
-//! are recorded beside the files, so a stopped verification goes on where it was.
+//! Verification (`verify`) holds a table of up to five men decompressed; a six-man table is
+//! checked half by half, in rounds by the square of the king that does not move, the entries a
+//! round's moves lead to packed in 4 bytes each. The rounds done are recorded beside the files,
+//! so a stopped verification goes on where it was.
 //!
 //! A build that the memory or the disk present cannot hold is refused before anything starts
 //! (`check_resources`); an interrupted one leaves only its staging directory, which the next
-//! build removes, and starts again.
+//! build removes, and starts again. The figures behind these choices are in
+//! `docs/benchmarks.md` (table generation).
 
 mod bitmaps;
+mod bits;
 mod depth_log;
 pub mod finish;
 pub mod layout;
@@ -87,7 +61,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 use summary::{summarise_dtm, summarise_dtz};
-pub use summary::{table8, Dtz50Method, HalfSummary, TableSummary};
+pub use summary::{
+    table8, Dtz50Method, HalfSummary, PassTimes, SolveTimes, TableSummary, TimesSink,
+};
 pub use verify::VerifyReport;
 
 /// How to run `gentb`.
@@ -111,8 +87,8 @@ pub struct GenOptions {
     pub counting: Counting,
     /// How a bitmap solve's passes find their wins (default: as each pass costs least).
     pub pulling: Pulling,
-    /// Print each bitmap pass's steps and their seconds to standard error.
-    pub pass_times: bool,
+    /// Where each bitmap pass's steps and their seconds go (none: nowhere).
+    pub pass_times: Option<TimesSink>,
 }
 
 impl GenOptions {
@@ -128,7 +104,7 @@ impl GenOptions {
             bitmaps: false,
             counting: Counting::WhereMemoryAllows,
             pulling: Pulling::Chosen,
-            pass_times: false,
+            pass_times: None,
         }
     }
 
@@ -524,7 +500,7 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
             earlier,
             counting: opts.counting,
             pulling: opts.pulling,
-            pass_times: opts.pass_times,
+            pass_times: opts.pass_times.as_ref(),
         };
         solver.solve(&out.join(format!(".{}.log", metric.name())), &on_pass)
     };

@@ -8,7 +8,9 @@ use crate::egtb::format::{Metric, Outcome, TbValue};
 use crate::egtb::index::{EndgameIndex, Half};
 use crate::egtb::material::Material;
 use rayon::prelude::*;
+use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 
 /// Per half (side to move) figures of a built table.
 #[derive(Clone, Debug, Default)]
@@ -334,5 +336,117 @@ impl TableSummary {
         }
         let (w, b) = (w.expect("wtm"), b.expect("btm"));
         [w.max_dtm_win, b.max_dtm_loss, w.max_dtm_loss, b.max_dtm_win]
+    }
+}
+
+/// One half's step of a pass as `gentb --pass-times` prints it: what `pull_costs_less` saw,
+/// what the pass found, and the seconds of each step, so that the choice between pulling and
+/// pushing can be checked against what each cost.
+#[derive(Default)]
+pub struct PassTimes {
+    pub pulled: bool,
+    /// The other half's frontier: its losses (entries, and words that hold one).
+    pub losses: u64,
+    pub loss_words: u64,
+    /// The predecessors' half: valid entries left open (estimated), and the words a pull read
+    /// with an open entry.
+    pub open_valid: u64,
+    pub open_words: u64,
+    pub won: u64,
+    pub lost: u64,
+    pub pull: f64,
+    pub frontier: f64,
+    pub seeds: f64,
+    pub checks: f64,
+}
+
+/// The seconds of a bitmap solve's steps (`gentb --pass-times`): those before its first pass,
+/// and each pass's, per half.
+pub enum SolveTimes {
+    Setup {
+        material: Material,
+        metric: Metric,
+        steps: Vec<(&'static str, f64)>,
+    },
+    Pass {
+        material: Material,
+        metric: Metric,
+        n: u16,
+        /// Indexed by the half of the predecessors (`Half as usize`).
+        halves: [PassTimes; 2],
+        /// The seconds the pass's depth logs took.
+        log_seconds: f64,
+    },
+}
+
+impl fmt::Display for SolveTimes {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SolveTimes::Setup {
+                material,
+                metric,
+                steps,
+            } => {
+                let steps: Vec<String> =
+                    steps.iter().map(|(s, t)| format!("{s} {t:.2} s")).collect();
+                write!(
+                    f,
+                    "{material} {} before the passes: {}",
+                    metric.name(),
+                    steps.join(", ")
+                )
+            }
+            SolveTimes::Pass {
+                material,
+                metric,
+                n,
+                halves,
+                log_seconds,
+            } => {
+                for h in Half::BOTH {
+                    let t = &halves[h as usize];
+                    writeln!(
+                        f,
+                        "{material} {} pass {n} {}: {} losses {} ({} words), open {} ({} words \
+                         read); won {} lost {}; pull {:.2} s frontier {:.2} s seeds {:.2} s \
+                         checks {:.2} s",
+                        metric.name(),
+                        h.name(),
+                        if t.pulled { "pull" } else { "push" },
+                        t.losses,
+                        t.loss_words,
+                        t.open_valid,
+                        t.open_words,
+                        t.won,
+                        t.lost,
+                        t.pull,
+                        t.frontier,
+                        t.seeds,
+                        t.checks,
+                    )?;
+                }
+                write!(
+                    f,
+                    "{material} {} pass {n}: logs {log_seconds:.2} s",
+                    metric.name()
+                )
+            }
+        }
+    }
+}
+
+/// Where a bitmap solve reports the seconds of its steps, as they happen.
+#[derive(Clone)]
+pub struct TimesSink(pub Arc<dyn Fn(&SolveTimes) + Send + Sync>);
+
+impl TimesSink {
+    pub fn report(&self, times: &SolveTimes) {
+        (self.0)(times)
+    }
+}
+
+impl fmt::Debug for TimesSink {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("TimesSink")
     }
 }

@@ -2,8 +2,6 @@
 //! which squares an e.p. situation involves, and the 14 codes naming the capturing pawn's file
 //! and direction.
 
-use super::position::TbPosition;
-use crate::chess::attacks::pawn_attacks;
 use crate::chess::{Color, Square};
 
 /// Number of e.p. codes: the file of the capturing pawn and its direction (notes, section 4).
@@ -17,34 +15,6 @@ pub(super) struct EpSquares {
     pub(super) pushed: Square,
     pub(super) origin: Square,
     pub(super) capturers: u64,
-}
-
-/// Checks the shape of an en-passant situation (target on the right rank, pushed pawn present,
-/// the crossed squares empty) and returns its squares, or None if it cannot be one.
-#[inline(always)]
-pub(super) fn ep_squares(pos: &TbPosition, ep: Square) -> Option<EpSquares> {
-    let stm = pos.stm;
-    let (ep_rank, pushed, origin) = match stm {
-        Color::White => (5, ep.0.wrapping_sub(8), ep.0 + 8),
-        Color::Black => (2, ep.0 + 8, ep.0.wrapping_sub(8)),
-    };
-    if ep.rank() != ep_rank {
-        return None;
-    }
-    let occ = pos.occupied();
-    if !pos.pieces[(!stm).index()][0].contains(Square(pushed))
-        || occ.contains(ep)
-        || occ.contains(Square(origin))
-    {
-        return None;
-    }
-    let capturers = (pawn_attacks(!stm, ep) & pos.pieces[stm.index()][0]).0;
-    Some(EpSquares {
-        ep,
-        pushed: Square(pushed),
-        origin: Square(origin),
-        capturers,
-    })
 }
 
 /// The e.p. code 0..14 of a capture by the pawn on `capturer` to `ep` (notes, section 4).

@@ -3,53 +3,21 @@
 //! en-passant zone; position -> index and back, with C_L trimming of the broken tail.
 
 use super::binomial::{binom, colex_rank, colex_unrank};
-use super::en_passant::{ep_code, ep_from_code, ep_squares, EpSquares, EP_CODES};
+use super::en_passant::{ep_code, ep_from_code, EpSquares, EP_CODES};
 use super::geometry::{flip_ranks, normalising_symmetry, PAWN_RANKS, RANK_1};
 use super::king_placements::{kk_pawns_number, kk_placements};
-use super::layout::{Group, Layout, MAX_GROUPS};
+use super::layout::{ZoneGroup, ZoneLayout, MAX_GROUPS};
 use super::numbering::{x_number, x_square, Numbering, AVAILABLE};
-use super::position::TbPosition;
+use super::position::{Half, TbPosition};
 use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::material::Material;
-
-/// One half of a table: the positions with White (the side named first) or Black to move.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
-pub enum Half {
-    Wtm = 0,
-    Btm = 1,
-}
-
-impl Half {
-    pub const BOTH: [Half; 2] = [Half::Wtm, Half::Btm];
-
-    pub fn stm(self) -> Color {
-        match self {
-            Half::Wtm => Color::White,
-            Half::Btm => Color::Black,
-        }
-    }
-
-    pub fn of(stm: Color) -> Half {
-        match stm {
-            Color::White => Half::Wtm,
-            Color::Black => Half::Btm,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Half::Wtm => "wtm",
-            Half::Btm => "btm",
-        }
-    }
-}
 
 /// The index of one half: the n-space sub-ranges per king placement, forward and inverse.
 pub(super) struct HalfIndex {
     pub(super) half: Half,
     pawns: bool,
-    main: Layout,
-    ep: Option<Layout>,
+    main: ZoneLayout,
+    ep: Option<ZoneLayout>,
     /// Start of each KK block of the main zone; one more entry holding the zone's size.
     pub(super) kk_base: Vec<u64>,
     /// Start of each KK block of the e.p. zone, relative to the zone.
@@ -78,8 +46,8 @@ pub(super) struct KingFrame {
 impl HalfIndex {
     pub(super) fn new(m: &Material, half: Half) -> HalfIndex {
         let pawns = m.has_pawns();
-        let main = Layout::main(m, half);
-        let ep = m.has_en_passant().then(|| Layout::en_passant(m, half));
+        let main = ZoneLayout::main(m, half);
+        let ep = m.has_en_passant().then(|| ZoneLayout::en_passant(m, half));
         let kks = kk_placements(pawns);
         let mut h = HalfIndex {
             half,
@@ -128,7 +96,7 @@ impl HalfIndex {
     /// Ranges of each group (placement order) in the block of kings (ks, kn) given in the
     /// layout's KK frame; returns their product.
     #[inline(always)]
-    fn ranges(&self, l: &Layout, ks: Square, kn: Square, d: &mut [u64; MAX_GROUPS]) -> u64 {
+    fn ranges(&self, l: &ZoneLayout, ks: Square, kn: Square, d: &mut [u64; MAX_GROUPS]) -> u64 {
         let t = &**AVAILABLE;
         let mut prod = 1u64;
         for (g, di) in l.groups[..l.n].iter().zip(d.iter_mut()) {
@@ -159,7 +127,7 @@ impl HalfIndex {
     /// Coordinate of one group whose squares (in the group's frame) are `sq`, with kings
     /// `ks`, `kn` in that frame and `excl` the squares it must skip (same frame).
     #[inline(always)]
-    fn coordinate(g: &Group, sq: u64, ks: Square, kn: Square, excl: u64) -> Option<u64> {
+    fn coordinate(g: &ZoneGroup, sq: u64, ks: Square, kn: Square, excl: u64) -> Option<u64> {
         let t = &**AVAILABLE;
         let mut nums = [0u8; 8];
         let mut k = 0;
@@ -189,7 +157,7 @@ impl HalfIndex {
 
     /// Inverse of `coordinate`: the squares (group frame) of coordinate `r`.
     #[inline(always)]
-    fn squares(g: &Group, r: u64, ks: Square, kn: Square, excl: u64) -> u64 {
+    fn squares(g: &ZoneGroup, r: u64, ks: Square, kn: Square, excl: u64) -> u64 {
         let t = &**AVAILABLE;
         let mut nums = [0u8; 8];
         if g.count == 1 {
@@ -224,7 +192,7 @@ impl HalfIndex {
     #[inline(always)]
     pub(super) fn index(&self, pos: &TbPosition) -> Option<u64> {
         if let Some(ep) = pos.ep {
-            let e = ep_squares(pos, ep)?;
+            let e = pos.ep_squares(ep)?;
             if e.capturers != 0 {
                 let i = self.index_ep(pos, e)?;
                 return (i < self.size).then_some(i);
@@ -441,7 +409,7 @@ impl HalfIndex {
 
     /// A group's squares in `pos`, after the frame's symmetry.
     #[inline(always)]
-    fn own_squares(f: &KingFrame, g: &Group, pos: &TbPosition) -> u64 {
+    fn own_squares(f: &KingFrame, g: &ZoneGroup, pos: &TbPosition) -> u64 {
         let men = pos.pieces[g.color.index()][g.kind.index()];
         // A lone man's square is turned, not its whole board (the generator numbers every
         // entry of a six-man table this way).
@@ -455,13 +423,13 @@ impl HalfIndex {
     /// The coordinate of group `g` on squares `own`, the squares of the groups placed before
     /// it being in `sq`.
     #[inline(always)]
-    fn group_coordinate(f: &KingFrame, g: &Group, sq: &GroupSquares, own: u64) -> Option<u64> {
+    fn group_coordinate(f: &KingFrame, g: &ZoneGroup, sq: &GroupSquares, own: u64) -> Option<u64> {
         Self::coordinate_in_frame(f, g, own, excl_squares(g.excl, sq))
     }
 
     /// The coordinate of group `g` on squares `own` (the frame's), skipping the squares `excl`.
     #[inline(always)]
-    fn coordinate_in_frame(f: &KingFrame, g: &Group, own: u64, excl: u64) -> Option<u64> {
+    fn coordinate_in_frame(f: &KingFrame, g: &ZoneGroup, own: u64, excl: u64) -> Option<u64> {
         let [ks, kn, fks, fkn] = f.kings;
         if g.flipped {
             Self::coordinate(g, flip_ranks(own), fks, fkn, flip_ranks(excl))
@@ -607,7 +575,7 @@ impl HalfIndex {
         }
         // With two possible capturers only the lower-numbered one's entry is used (notes,
         // section 4): the entry is broken unless the position numbers back to it.
-        let e = ep_squares(&pos, ep)?;
+        let e = pos.ep_squares(ep)?;
         (self.index_ep(&pos, e) == Some(self.main_size + entry)).then_some(pos)
     }
 }

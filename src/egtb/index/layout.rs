@@ -2,8 +2,8 @@
 //! of like men is numbered, the order the groups are placed in and their significance in the
 //! index, for the main zone and for the en-passant zone.
 
-use super::half::Half;
 use super::numbering::{Numbering, ET_BLACK_PAWN, ET_WHITE_PAWN};
+use super::position::Half;
 use crate::chess::{Color, PieceType};
 use crate::egtb::material::{Material, NAME_ORDER};
 
@@ -12,7 +12,7 @@ pub(super) const MAX_GROUPS: usize = 6;
 
 /// One group of like men and how its coordinate is numbered.
 #[derive(Copy, Clone, Debug)]
-pub(super) struct Group {
+pub(super) struct ZoneGroup {
     pub(super) color: Color,
     pub(super) kind: PieceType,
     pub(super) count: u8,
@@ -23,7 +23,7 @@ pub(super) struct Group {
     pub(super) flipped: bool,
 }
 
-const NO_GROUP: Group = Group {
+const NO_GROUP: ZoneGroup = ZoneGroup {
     color: Color::White,
     kind: PieceType::Pawn,
     count: 0,
@@ -35,8 +35,8 @@ const NO_GROUP: Group = Group {
 /// The coordinates of one zone, in placement order (the order squares are resolved, each
 /// group skipping the squares of groups placed before it), plus their significance order.
 #[derive(Copy, Clone, Debug)]
-pub(super) struct Layout {
-    pub(super) groups: [Group; MAX_GROUPS],
+pub(super) struct ZoneLayout {
+    pub(super) groups: [ZoneGroup; MAX_GROUPS],
     pub(super) n: usize,
     /// Placement positions, most significant first.
     pub(super) significance: [u8; MAX_GROUPS],
@@ -60,15 +60,15 @@ fn etype(kind: PieceType, color_in_frame: Color) -> u8 {
     }
 }
 
-impl Layout {
-    const EMPTY: Layout = Layout {
+impl ZoneLayout {
+    const EMPTY: ZoneLayout = ZoneLayout {
         groups: [NO_GROUP; MAX_GROUPS],
         n: 0,
         significance: [0; MAX_GROUPS],
         flip_kk: false,
     };
 
-    fn push(&mut self, g: Group) -> usize {
+    fn push(&mut self, g: ZoneGroup) -> usize {
         self.groups[self.n] = g;
         self.n += 1;
         self.n - 1
@@ -82,10 +82,10 @@ impl Layout {
     }
 
     /// The main-zone layout of one half (notes, sections 2 and 8).
-    pub(super) fn main(m: &Material, half: Half) -> Layout {
+    pub(super) fn main(m: &Material, half: Half) -> ZoneLayout {
         let stm = half.stm();
         let sntm = !stm;
-        let mut l = Layout::EMPTY;
+        let mut l = ZoneLayout::EMPTY;
         let mut sig: Vec<usize> = Vec::new();
 
         let mut stm_types: Vec<PieceType> = NAME_ORDER
@@ -117,7 +117,7 @@ impl Layout {
         if stm_types.is_empty() {
             // Rule B1: the sntm pawns come first, numbered off the kings.
             if sntm_pawns > 0 {
-                let i = l.push(Group {
+                let i = l.push(ZoneGroup {
                     color: sntm,
                     kind: PieceType::Pawn,
                     count: sntm_pawns,
@@ -132,7 +132,7 @@ impl Layout {
             for (j, &k) in stm_types.iter().enumerate() {
                 let fl = flip && j == 0;
                 let frame_color = if fl { !stm } else { stm };
-                let i = l.push(Group {
+                let i = l.push(ZoneGroup {
                     color: stm,
                     kind: k,
                     count: m.count(stm, k),
@@ -152,7 +152,7 @@ impl Layout {
             // least significant.
             if sntm_pawns > 0 {
                 let range = 48 - l.men_in(stm_pawn_mask);
-                let i = l.push(Group {
+                let i = l.push(ZoneGroup {
                     color: sntm,
                     kind: PieceType::Pawn,
                     count: sntm_pawns,
@@ -170,7 +170,7 @@ impl Layout {
         let mut piece_pos = [usize::MAX; 6];
         for &k in &order {
             let range = 62 - l.men_in(placed_mask);
-            let i = l.push(Group {
+            let i = l.push(ZoneGroup {
                 color: sntm,
                 kind: k,
                 count: m.count(sntm, k),
@@ -196,13 +196,13 @@ impl Layout {
 
     /// The e.p.-zone layout: the men other than the kings and the two e.p. pawns, most
     /// significant first (placement order = significance order), before the 14-valued code.
-    pub(super) fn en_passant(m: &Material, half: Half) -> Layout {
+    pub(super) fn en_passant(m: &Material, half: Half) -> ZoneLayout {
         let stm = half.stm();
         let sntm = !stm;
-        let mut l = Layout::EMPTY;
+        let mut l = ZoneLayout::EMPTY;
         let mut placed_mask = 0u8;
         let mut men = 0u8;
-        let mut add = |l: &mut Layout, color: Color, kind: PieceType, count: u8| {
+        let mut add = |l: &mut ZoneLayout, color: Color, kind: PieceType, count: u8| {
             if count == 0 {
                 return;
             }
@@ -224,7 +224,7 @@ impl Layout {
             } else {
                 placed_mask
             };
-            let i = l.push(Group {
+            let i = l.push(ZoneGroup {
                 color,
                 kind,
                 count,

@@ -24,7 +24,7 @@ mod numbering;
 mod position;
 
 pub use geometry::{normalising_symmetry, Symmetry};
-pub use half::Half;
+pub use position::Half;
 pub use position::TbPosition;
 
 use super::material::Material;

@@ -1,12 +1,45 @@
-//! A position as the tables see it, with the legality the index notes define (section 5).
+//! A position as the tables see it, the half (side to move) it belongs to, and the legality the
+//! index notes define (section 5).
 
-use super::en_passant::ep_squares;
+use super::en_passant::EpSquares;
 use super::geometry::{Symmetry, PAWN_RANKS};
 use crate::chess::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
 use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::material::Material;
+
+/// One half of a table: the positions with White (the side named first) or Black to move.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Hash)]
+pub enum Half {
+    Wtm = 0,
+    Btm = 1,
+}
+
+impl Half {
+    pub const BOTH: [Half; 2] = [Half::Wtm, Half::Btm];
+
+    pub fn stm(self) -> Color {
+        match self {
+            Half::Wtm => Color::White,
+            Half::Btm => Color::Black,
+        }
+    }
+
+    pub fn of(stm: Color) -> Half {
+        match stm {
+            Color::White => Half::Wtm,
+            Color::Black => Half::Btm,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Half::Wtm => "wtm",
+            Half::Btm => "btm",
+        }
+    }
+}
 
 /// A position as the tables see it: men by colour and type, side to move, and the en-passant
 /// target square when an en-passant capture is possible (else `None`).
@@ -133,7 +166,37 @@ impl TbPosition {
         }
         match self.ep {
             None => true,
-            Some(ep) => ep_squares(self, ep).is_some_and(|e| e.capturers != 0),
+            Some(ep) => self.ep_squares(ep).is_some_and(|e| e.capturers != 0),
         }
+    }
+}
+
+impl TbPosition {
+    /// Checks the shape of an en-passant situation (target on the right rank, pushed pawn present,
+    /// the crossed squares empty) and returns its squares, or None if it cannot be one.
+    #[inline(always)]
+    pub(super) fn ep_squares(&self, ep: Square) -> Option<EpSquares> {
+        let stm = self.stm;
+        let (ep_rank, pushed, origin) = match stm {
+            Color::White => (5, ep.0.wrapping_sub(8), ep.0 + 8),
+            Color::Black => (2, ep.0 + 8, ep.0.wrapping_sub(8)),
+        };
+        if ep.rank() != ep_rank {
+            return None;
+        }
+        let occ = self.occupied();
+        if !self.pieces[(!stm).index()][0].contains(Square(pushed))
+            || occ.contains(ep)
+            || occ.contains(Square(origin))
+        {
+            return None;
+        }
+        let capturers = (pawn_attacks(!stm, ep) & self.pieces[stm.index()][0]).0;
+        Some(EpSquares {
+            ep,
+            pushed: Square(pushed),
+            origin: Square(origin),
+            capturers,
+        })
     }
 }
