@@ -199,3 +199,184 @@ fn the_check_sees_what_it_must_and_only_that() {
         assert!(check_text("t", text).is_empty(), "flagged: {text}");
     }
 }
+
+/// True when `line` counts attempts or speaks of periods of work, as a page of current
+/// measurements must not: "again", "a third time" and the like, "session", "attempt".
+fn counts_attempts(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let ordinal = |w: &str| {
+        [
+            "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+        ]
+        .contains(&w)
+            || (w.len() > 2
+                && w[..w.len() - 2].bytes().all(|b| b.is_ascii_digit())
+                && ["st", "nd", "rd", "th"].contains(&&w[w.len() - 2..]))
+    };
+    let work: String = ['s', 'e', 's', 's', 'i', 'o', 'n'].iter().collect();
+    words.iter().any(|w| {
+        *w == "again"
+            || w.starts_with(work.as_str())
+            || w.starts_with("attempt")
+            || w.starts_with("re-measur")
+    }) || words
+        .windows(2)
+        .any(|p| ordinal(p[0]) && (p[1] == "time" || p[1] == "times"))
+}
+
+#[test]
+fn the_measurements_page_counts_no_attempts() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let docs = root.join("docs");
+    let mut found = Vec::new();
+    let mut pages = 0;
+    for entry in std::fs::read_dir(&docs).expect("docs/ is there").flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages += 1;
+            let text = std::fs::read_to_string(&path).expect("a page reads");
+            for (n, line) in text.lines().enumerate() {
+                if counts_attempts(line) {
+                    found.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(pages > 0, "no page in {}", docs.display());
+    assert!(
+        found.is_empty(),
+        "docs/ says what Fortress does today, each figure once; history is git's. {} line(s) \
+         count attempts:\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_attempt_check_sees_what_it_must_and_only_that() {
+    for text in [
+        "### KQRKBN against Syzygy's generator, again",
+        "KQRKBN and `rtbgen` in one run, a third time",
+        "measured an eighth time",
+        "the 2nd time it ran",
+        "Measured in the last Session",
+        "a second attempt",
+    ] {
+        assert!(counts_attempts(text), "not flagged: {text}");
+    }
+    for text in [
+        "### KQRKBN against Syzygy's generator",
+        "3 runs, alternated, in one run of the script",
+        "time taken: 1.2 s (second run of three)",
+        "a gain of 9.5 s against rtbgen",
+    ] {
+        assert!(!counts_attempts(text), "flagged: {text}");
+    }
+}
+
+/// The wings of `src/egtb/` (its folders) that each wing's files name (`crate::egtb::<wing>`),
+/// outside comments and test modules.
+fn egtb_wing_edges(root: &Path) -> Vec<(String, String)> {
+    let egtb = root.join("src/egtb");
+    let wings: Vec<String> = std::fs::read_dir(&egtb)
+        .expect("src/egtb is there")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut edges = Vec::new();
+    for wing in &wings {
+        let mut pending = vec![egtb.join(wing)];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a wing reads").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    pending.push(path);
+                    continue;
+                }
+                let Some(text) = read_text(&path) else {
+                    continue;
+                };
+                let code = text.split("#[cfg(test)]").next().unwrap_or("");
+                for line in code.lines() {
+                    let line = line.split("//").next().unwrap_or("");
+                    for (at, _) in line.match_indices("crate::egtb::") {
+                        let rest = &line[at + "crate::egtb::".len()..];
+                        let name: String = rest
+                            .chars()
+                            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                            .collect();
+                        if name != *wing && wings.contains(&name) {
+                            edges.push((wing.clone(), name));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    edges.sort();
+    edges.dedup();
+    edges
+}
+
+/// A circle in the graph `edges`, as the list of its nodes, if there is one.
+fn circle(edges: &[(String, String)]) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        edges: &[(String, String)],
+        path: &mut Vec<String>,
+        done: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            return Some(path[at..].to_vec());
+        }
+        if done.iter().any(|n| n == node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for (_, to) in edges.iter().filter(|(from, _)| from == node) {
+            if let Some(c) = visit(to, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.push(node.to_string());
+        None
+    }
+    let mut done = Vec::new();
+    edges
+        .iter()
+        .find_map(|(from, _)| visit(from, edges, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn the_tables_wings_depend_downhill() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let edges = egtb_wing_edges(root);
+    assert!(
+        edges
+            .iter()
+            .any(|(from, to)| from == "generate" && to == "format"),
+        "the scan found no use of the file format by the generator: {edges:?}"
+    );
+    assert_eq!(
+        circle(&edges),
+        None,
+        "an import circle between wings of src/egtb"
+    );
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    let circular = [
+        pair("play", "format"),
+        pair("format", "index"),
+        pair("index", "play"),
+    ];
+    assert_eq!(
+        circle(&circular).map(|c| c.len()),
+        Some(3),
+        "the circle check misses a circle"
+    );
+}

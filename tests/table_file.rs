@@ -832,3 +832,39 @@ fn format_1_files_are_read_and_recompressed() {
     assert!(out.contains("KPK: in the current format, kept"), "{out}");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Two builds of a table with `SOURCE_DATE_EPOCH` set are the same bytes, that time in their
+/// headers; without it, the header holds the clock's time.
+#[test]
+fn builds_with_a_source_date_are_byte_identical() {
+    let build = |tag: &str, epoch: Option<&str>| {
+        let dir = temp_dir(tag);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_engine"));
+        cmd.args(["gentb", "KRK", "--dir", dir.to_str().unwrap()]);
+        match epoch {
+            Some(e) => cmd.env("SOURCE_DATE_EPOCH", e),
+            None => cmd.env_remove("SOURCE_DATE_EPOCH"),
+        };
+        assert!(cmd.status().unwrap().success(), "gentb KRK");
+        let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "ftb"))
+            .map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                (name, fs::read(e.path()).unwrap())
+            })
+            .collect();
+        files.sort();
+        fs::remove_dir_all(&dir).unwrap();
+        files
+    };
+    let created = |bytes: &[u8]| u64::from_le_bytes(bytes[144..152].try_into().unwrap());
+    let a = build("epoch-a", Some("1234567890"));
+    let b = build("epoch-b", Some("1234567890"));
+    assert!(a.len() >= 3, "KRK's files: {}", a.len());
+    assert_eq!(a, b, "two builds with one SOURCE_DATE_EPOCH differ");
+    assert!(a.iter().all(|(_, f)| created(f) == 1_234_567_890));
+    let now = build("epoch-none", None);
+    assert!(now.iter().all(|(_, f)| created(f) > 1_700_000_000));
+}

@@ -2,7 +2,7 @@
 //! staging directory beside the table directory and moved in only once verified, so a kill at
 //! any moment leaves nothing in the table directory that looks complete. `gentb` and the
 //! background generator both build through this; what killed builders left behind (staging
-//! directories, temporary files of `file::write_table`) is removed by the next one.
+//! directories, temporary files of `format::write_table`) is removed by the next one.
 
 use crate::egtb::format::{file_name, Metric};
 use crate::egtb::material::Material;

@@ -433,7 +433,7 @@ impl TableWriter {
         }
     }
 
-    /// Records the depths by span of a half of the index (`tables::add_span_depths`), of both
+    /// Records the depths by span of a half of the index (`generate::finish::add_span_depths`), of both
     /// sides to move even where the file keeps one.
     pub fn record_depth_spans(&mut self, half: Half, depths: Vec<u8>) {
         self.spans[half as usize] = depths;
@@ -468,9 +468,16 @@ impl TableWriter {
         let header = &mut self.header;
         header[38] = flags(self.unmark_broken, self.delta, !self.differs_from_dtz);
         put_str(header, OFF_GENERATOR, 32, GENERATOR_VERSION);
-        let created = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        // SOURCE_DATE_EPOCH (reproducible-builds.org) stands for the clock where it is set, so
+        // that two builds of a table can be compared byte for byte.
+        let created = std::env::var("SOURCE_DATE_EPOCH")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or_else(|| {
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs())
+            });
         put_u64(header, OFF_CREATED, created);
         put_u64(header, OFF_PAYLOAD_LEN, self.offset - HEADER_LEN as u64);
         put_u64(header, OFF_PAYLOAD_HASH, payload_hash);
@@ -584,7 +591,7 @@ impl Drop for TableWriter {
 /// Writes a table file as the generator stores it: broken entries unmarked, and a DTZ50 file as
 /// its differences from the DTZ file of the same endgame, which must be in `dir`. DTM is
 /// depth-coded in zstd blocks at once. DTZ and DTZ50 hold values, uncompressed, until the WDL
-/// file is written from them (`tables::write_wdl`) and `tables::finish_zeroing` depth-codes
+/// file is written from them (`generate::finish::write_wdl`) and `finish_zeroing` depth-codes
 /// and compresses them: the two are read twice and never kept, so compressing them first
 /// would cost time for nothing.
 pub fn write_compact(

@@ -130,7 +130,7 @@ pub fn deepest_of_spans(spans: &[Vec<u8>; 2]) -> [u16; 2] {
 }
 
 /// Adds the DTZ50 values `values`, entries `start..` of a half, to its depths by span
-/// (`file::SPAN_LOG2`): each span's byte is the deepest win or loss among its entries.
+/// (`format::SPAN_LOG2`): each span's byte is the deepest win or loss among its entries.
 pub fn add_span_depths(spans: &mut Vec<u8>, start: u64, values: &[TbValue]) {
     let span = 1u64 << SPAN_LOG2;
     let need = (start + values.len() as u64).div_ceil(span) as usize;
@@ -252,7 +252,7 @@ pub fn write_wdl(dir: &Path, material: &Material) -> Result<ZeroingScan, TableEr
 }
 
 /// Rewrites the DTZ and DTZ50 files of `material` in `dir`, as the generator leaves them
-/// (`zeroing_files`), depth-coded (`file::ENCODING_DEPTH`), once the WDL file holds the results
+/// (`zeroing_files`), depth-coded (`format::ENCODING_DEPTH`), once the WDL file holds the results
 /// (`write_wdl`). With `one_side`, only the half whose depth-coded DTZ section is smaller is
 /// kept, as Syzygy chooses (the other is answered by one ply, `values_by_one_ply`); in an
 /// endgame of `DTM_ONE_SIDE_MEN` the DTM file, written already, keeps the same half, the one

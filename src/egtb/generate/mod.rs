@@ -167,7 +167,7 @@ pub fn find_tables(opts: &GenOptions, m: &Material) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// Opens the sub-endgame tables of `material` (`tables::open_subs`).
+/// Opens the sub-endgame tables of `material` (`play::tables::open_subs`).
 pub fn open_subs<'a>(
     dirs: impl Iterator<Item = &'a Path> + Clone,
     material: &Material,

@@ -70,7 +70,7 @@ const IMPOSSIBLE: u8 = 255;
 
 impl SubTables {
     /// `tables` must hold every sub-endgame of `material` (except bare kings), and may hold
-    /// more: the endgames that one-sided DTM is worked out from (`tables::open_subs`).
+    /// more: the endgames that one-sided DTM is worked out from (`play::tables::open_subs`).
     pub fn new(material: &crate::egtb::Material, tables: Vec<EndgameTables>) -> SubTables {
         let mut slot = [[[IMPOSSIBLE; 6]; 6]; 2];
         for mover in Color::BOTH {

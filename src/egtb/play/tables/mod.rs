@@ -50,7 +50,7 @@ pub struct EndgameTables {
     /// DTM of that half as worked out by one ply, kept where `remember_dtm` asked for it: the
     /// raw value plus one, 0 where not yet worked out.
     dtm_memo: Option<HugeArray<AtomicU16>>,
-    /// Some file holds depths alone (`file::ENCODING_DEPTH`): its values need the result.
+    /// Some file holds depths alone (`format::ENCODING_DEPTH`): its values need the result.
     depth_coded: bool,
 }
 
