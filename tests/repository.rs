@@ -380,3 +380,56 @@ fn the_tables_wings_depend_downhill() {
         "the circle check misses a circle"
     );
 }
+
+/// Every `.rs` file below `dir`, depth first.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir)
+        .expect("a source folder reads")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn source_files_stay_one_concept_long() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    assert!(files.len() > 20, "the scan found {} files", files.len());
+    let mut long = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("a source file reads");
+        let lines = text.lines().count();
+        // Past 1,500 lines a file says in its module note why it is one concept.
+        let explained = text
+            .lines()
+            .take_while(|l| l.starts_with("//!") || l.trim().is_empty())
+            .any(|l| l.contains("one concept"));
+        if lines > 2000 || (lines > 1500 && !explained) {
+            long.push(format!("{}: {lines} lines", path.display()));
+        }
+    }
+    assert!(long.is_empty(), "files past their length: {long:?}");
+}
+
+#[test]
+fn the_tables_top_level_holds_what_every_wing_shares() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files: Vec<String> = std::fs::read_dir(root.join("src/egtb"))
+        .expect("src/egtb is there")
+        .flatten()
+        .filter(|e| e.path().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(files.iter().any(|f| f == "mod.rs"), "{files:?}");
+    assert!(
+        files.len() <= 3,
+        "src/egtb/ holds mod.rs and at most two shared files, not {files:?}"
+    );
+}

@@ -66,6 +66,14 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
+/// The men a capture can take and leave a sub-table to seed from, in the order seeds are planned.
+const CAPTURABLE: [PieceType; 4] = [
+    PieceType::Knight,
+    PieceType::Bishop,
+    PieceType::Rook,
+    PieceType::Queen,
+];
+
 /// Bytes of memory a solve of `layout` (of `material`) takes at most: five bits an entry (the
 /// four planes and `losable`, in DTM the counters' carry bits or the capture wins in its
 /// place), one candidate bit per entry of the larger half, and four bytes per entry of each
@@ -76,12 +84,7 @@ pub fn memory_bytes(layout: &Layout, material: &Material) -> u64 {
     let bits = 5 * (w + b) + w.max(b);
     let mut seeds = 0;
     for mover in Color::BOTH {
-        for captured in [
-            PieceType::Knight,
-            PieceType::Bishop,
-            PieceType::Rook,
-            PieceType::Queen,
-        ] {
+        for captured in CAPTURABLE {
             if material.count(!mover, captured) == 0 {
                 continue;
             }

@@ -18,12 +18,7 @@ pub(super) struct SeedPlan {
 pub(super) fn seed_plan(subs: &SubTables, material: &Material) -> Vec<SeedPlan> {
     let mut out = Vec::new();
     for mover in Color::BOTH {
-        for captured in [
-            PieceType::Knight,
-            PieceType::Bishop,
-            PieceType::Rook,
-            PieceType::Queen,
-        ] {
+        for captured in CAPTURABLE {
             let Some(t) = subs.capture_table(mover, captured) else {
                 continue;
             };
