@@ -43,6 +43,10 @@ pub struct GentbArgs {
     /// memory, about twice the time (for benchmarks and comparisons).
     #[arg(long)]
     pub bitmaps: bool,
+    /// Solve endgames with pawns one pawn structure at a time, as six-man ones always are
+    /// (for benchmarks and comparisons).
+    #[arg(long)]
+    pub structures: bool,
     /// Solve in bitmaps without un-move counters, by Thompson's checks alone (for
     /// comparisons).
     #[arg(long)]
@@ -155,6 +159,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         force: args.force,
         verify: !args.no_verify,
         bitmaps: args.bitmaps,
+        structures: args.structures,
         counting: if args.no_counters {
             Counting::Off
         } else {

@@ -40,6 +40,7 @@ mod move_counts;
 pub mod moves;
 pub mod recompress;
 pub mod solve;
+mod structures;
 mod summary;
 pub mod verify;
 
@@ -83,6 +84,9 @@ pub struct GenOptions {
     pub full_dtz50: bool,
     /// Solve pawnless endgames in bitmaps even where the values fit in memory (`uses_bitmaps`).
     pub bitmaps: bool,
+    /// Solve endgames with pawns one pawn structure at a time (`structures`) even where the
+    /// whole endgame's values fit in memory.
+    pub structures: bool,
     /// Which halves of a bitmap solve keep un-move counters (default: where the memory allows).
     pub counting: Counting,
     /// How a bitmap solve's passes find their wins (default: as each pass costs least).
@@ -102,6 +106,7 @@ impl GenOptions {
             verify: true,
             full_dtz50: false,
             bitmaps: false,
+            structures: false,
             counting: Counting::WhereMemoryAllows,
             pulling: Pulling::Chosen,
             pass_times: None,
@@ -269,6 +274,21 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     if uses_bitmaps(&m, opts) {
         let (halves, split_seconds, dtz50_method) =
             build_by_bitmaps(&m, &subs, out, &layout, opts, &progress)?;
+        return finish(
+            m,
+            opts,
+            staging,
+            &subs,
+            start,
+            anon,
+            halves,
+            split_seconds,
+            dtz50_method,
+        );
+    }
+    if uses_structures(&m, opts) {
+        let solved = build_by_structures(&m, &subs, out, &index, opts)?;
+        let (halves, split_seconds, dtz50_method) = solved;
         return finish(
             m,
             opts,
@@ -664,6 +684,42 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
         finish::keep_one_side(&EndgameTables::open(out, m)?, out)?;
     }
     Ok((halves, split_seconds, method))
+}
+
+/// Builds the three tables of the endgame with pawns `m` one pawn structure at a time
+/// (`structures`) into `out`.
+fn build_by_structures(
+    m: &Material,
+    subs: &SubTables,
+    out: &Path,
+    index: &EndgameIndex,
+    opts: &GenOptions,
+) -> Result<Solved, GenError> {
+    let start = Instant::now();
+    let bar = &opts.progress;
+    let on_unit = |n: usize, of: usize| {
+        bar.set_message(format!("{m} unit {n}/{of}"));
+    };
+    let [dtm, dtz, dtz50] = structures::solve_all(index, subs, &on_unit);
+    let seconds = start.elapsed().as_secs_f64();
+    bar.set_message(format!("{m} writing"));
+    let mut halves = summarise_dtm(index, &dtm);
+    write_work(out, m, &[Metric::Dtm], dtm)?;
+    let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
+    summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
+    summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
+    write_work(out, m, &[Metric::Dtz], dtz)?;
+    write_work(out, m, &[Metric::Dtz50], dtz50)?;
+    bar.set_message(format!("{m} wdl"));
+    let scan = finish::write_wdl(out, m)?;
+    finish::finish_zeroing(out, m, m.men() <= finish::ONE_SIDE_MAX_MEN, &scan)?;
+    Ok((halves, [seconds, 0.0], Dtz50Method::Solved))
+}
+
+/// Is `m` solved one pawn structure at a time (`structures`)? Endgames with pawns of six men
+/// always, smaller ones when asked.
+pub fn uses_structures(m: &Material, opts: &GenOptions) -> bool {
+    m.has_pawns() && (opts.structures || m.men() >= 6)
 }
 
 /// Memory of the solver of `solve` (a value and a counter per entry, copies while the files are

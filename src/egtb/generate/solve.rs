@@ -425,6 +425,16 @@ pub struct Solver<'a> {
     pub metric: Metric,
     /// In-table win/draw/loss for pawn-move targets (DTZ: plain, DTZ50: under the rule).
     pub pawn_wdl: Option<&'a Wdl>,
+    /// Where the layout is one unit of pawn structures (`Layout::of_unit`): the values of the
+    /// structures its pawn moves lead to, solved before it. Every pawn move is then a terminal
+    /// option, for DTM too, and no un-move of a pawn stays in the unit.
+    pub pushes: Option<&'a dyn PushValues>,
+}
+
+/// The final working codes (without flags) of the positions pawn moves reach from a unit of
+/// pawn structures (`Solver::pushes`).
+pub trait PushValues: Sync {
+    fn code(&self, metric: Metric, succ: &TbPosition) -> u16;
 }
 
 const CHUNK: u64 = 1 << 12;
@@ -496,6 +506,15 @@ impl<'a> Solver<'a> {
             subs,
             metric,
             pawn_wdl,
+            pushes: None,
+        }
+    }
+
+    /// This solver for a unit of pawn structures whose pawn moves lead to `pushes`.
+    pub fn with_pushes(self, pushes: &'a dyn PushValues) -> Solver<'a> {
+        Solver {
+            pushes: Some(pushes),
+            ..self
         }
     }
 
@@ -506,7 +525,8 @@ impl<'a> Solver<'a> {
 
     #[inline]
     fn for_each_pred(&self, idx: u64, pos: &TbPosition, f: impl FnMut(Half, u64)) {
-        for_each_pred(self.layout, idx, pos, self.metric == Metric::Dtm, f)
+        let pawn_moves = self.metric == Metric::Dtm && self.pushes.is_none();
+        for_each_pred(self.layout, idx, pos, pawn_moves, f)
     }
 
     /// The entry of `succ`, a legal successor that stays in this endgame.
@@ -531,6 +551,13 @@ impl<'a> Solver<'a> {
     ) -> Option<u16> {
         match class {
             MoveClass::Quiet => None,
+            MoveClass::Pawn if self.pushes.is_some() => {
+                let code = self.pushes.map(|p| p.code(self.metric, succ))?;
+                Some(match self.metric {
+                    Metric::Dtm => backed(code),
+                    _ => zeroing(wdl_of_code(code)),
+                })
+            }
             MoveClass::Pawn => match (solved, self.pawn_wdl) {
                 // By pawn level: the push's target, a lower level, is final in `solved`.
                 (Some(work), _) => {
@@ -1031,7 +1058,7 @@ impl<'a> Solver<'a> {
         });
         let n = count_inner_moves(pos, &legal);
         let mut inner = n.quiet;
-        if solved.is_none() && self.pawn_wdl.is_none() {
+        if solved.is_none() && self.pawn_wdl.is_none() && self.pushes.is_none() {
             inner += n.pushes; // DTM: pushes stay in the table's own waves
         } else if n.pushes > 0 {
             for_each_pawn_push(pos, |succ| {
@@ -1144,7 +1171,7 @@ impl<'a> Solver<'a> {
 
 /// Win/draw/loss (2/1/0, 3 none) of a working code without its flags.
 #[inline(always)]
-fn wdl_of_code(c: u16) -> u8 {
+pub(super) fn wdl_of_code(c: u16) -> u8 {
     match c {
         CODE_NONE => 3,
         CODE_DRAW => 1,

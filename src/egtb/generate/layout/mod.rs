@@ -14,6 +14,8 @@
 //! broken. Positions with an
 //! en-passant capture available keep the Nalimov e.p. zone's numbering, after the plain part.
 
+pub mod unit;
+
 use super::moves::lone_squares;
 use crate::chess::attacks::{king_attacks, pawn_attacks, piece_attacks};
 use crate::chess::{Bitboard, Color, PieceType, Square};
@@ -37,8 +39,9 @@ const TRIANGLE_NUMBER: [u8; 64] = {
     n
 };
 
-/// Digits of a plain entry: two kings and at most four groups (see `Layout::digits`).
-const MAX_DIGITS: usize = 6;
+/// Digits of a plain entry: a unit's variant, two kings and at most four groups (see
+/// `Layout::digits`).
+const MAX_DIGITS: usize = 7;
 type Digits = [u32; MAX_DIGITS];
 
 /// A digit's radix, with what divides by it in a multiplication: `digits` runs for every
@@ -56,6 +59,16 @@ impl Radix {
         Radix {
             value,
             inverse: u64::MAX / value + 1,
+        }
+    }
+
+    /// The most significant digit, which may have one value: `div_rem` is then only ever
+    /// given 0 (the quotient of a valid entry by every other radix).
+    fn top(value: u64) -> Radix {
+        if value == 1 {
+            Radix { value, inverse: 0 }
+        } else {
+            Radix::new(value)
         }
     }
 
@@ -235,6 +248,13 @@ pub struct Layout<'a> {
     /// Nalimov main-zone size and e.p. entries, per half (0 when this half keeps none).
     main: [u64; 2],
     ep_len: [u64; 2],
+    /// A unit's variants (`of_unit`): their number is the most significant digit, and the
+    /// pawns are no digits of their own.
+    unit: Option<unit::Unit>,
+    /// Where White's king's digit is: 1 in a unit, else 0.
+    first: usize,
+    /// What one step of the variant's digit is worth.
+    variant_weight: u64,
 }
 
 impl<'a> Layout<'a> {
@@ -295,7 +315,49 @@ impl<'a> Layout<'a> {
             plain,
             main,
             ep_len,
+            unit: None,
+            first: 0,
+            variant_weight: plain,
         }
+    }
+
+    /// The layout of one unit of pawn structures of an endgame with pawns (`unit`): per half,
+    /// the unit's variants, then White's king on files a-d, Black's king and the other men as
+    /// in `new`. Positions of other variants have no entry here. Entries of an e.p. variant
+    /// with the other side to move, or with a man on the squares the double step crossed,
+    /// are broken.
+    pub fn of_unit(nalimov: &'a EndgameIndex, u: unit::Unit) -> Layout<'a> {
+        let mut l = Layout::new(nalimov);
+        assert!(l.pawns, "units are pawn structures");
+        l.groups.retain(|g| g.kind != PieceType::Pawn);
+        l.group_of = [[usize::MAX; 6]; 2];
+        let mut weight = 1;
+        for (i, g) in l.groups.iter_mut().enumerate().rev() {
+            g.weight = weight;
+            weight *= g.radix;
+            l.group_of[g.color.index()][g.kind.index()] = i;
+        }
+        l.bk_weight = weight;
+        l.variant_weight = 32 * 64 * weight;
+        l.plain = l.variant_weight * u.variants.len() as u64;
+        l.radices = std::iter::once(Radix::top(u.variants.len() as u64))
+            .chain(
+                [32, 64]
+                    .into_iter()
+                    .chain(l.groups.iter().map(|g| g.radix))
+                    .map(Radix::new),
+            )
+            .collect();
+        l.main = [0; 2];
+        l.ep_len = [0; 2];
+        l.first = 1;
+        l.unit = Some(u);
+        l
+    }
+
+    /// The unit this layout is of, if any (`of_unit`).
+    pub fn unit(&self) -> Option<&unit::Unit> {
+        self.unit.as_ref()
     }
 
     /// Entries of a half.
@@ -306,6 +368,14 @@ impl<'a> Layout<'a> {
     /// The entry of a legal position of this endgame.
     #[inline]
     pub fn encode(&self, pos: &TbPosition) -> Option<(Half, u64)> {
+        if let Some(u) = &self.unit {
+            let (sym, _) = self.kings_symmetry(pos);
+            let v = u.number(&unit::Variant::of(pos, sym))? as u64;
+            return Some((
+                Half::of(pos.stm),
+                v * self.variant_weight + self.plain_index(pos, sym),
+            ));
+        }
         if let Some(ep) = pos.ep {
             let stm = pos.stm;
             let capturers = pawn_attacks(!stm, ep) & pos.pieces[stm.index()][0];
@@ -581,7 +651,7 @@ impl<'a> Layout<'a> {
     ) -> Option<(Half, u64)> {
         let (wk, bk) = (other.king(Color::White), other.king(Color::Black));
         let normal = self.kings_normal(wk, bk);
-        if idx >= self.plain || other.ep.is_some() || !normal {
+        if idx >= self.plain || other.ep.is_some() || pos.ep.is_some() || !normal {
             return self.encode(other);
         }
         let (before, after, weight) = match (kind, m) {
@@ -610,7 +680,7 @@ impl<'a> Layout<'a> {
     /// double-stepped and the other side has pawns).
     #[inline]
     pub fn unmoves_by_squares(&self, idx: u64, pos: &TbPosition) -> bool {
-        if idx >= self.plain {
+        if idx >= self.plain || pos.ep.is_some() {
             return false;
         }
         if self.pawns {
@@ -830,7 +900,7 @@ impl<'a> Layout<'a> {
             let n = self.groups.len();
             while idx < plain_end {
                 let digits = self.digits(idx);
-                let first = digits[n + 1];
+                let first = digits[self.first + n + 1];
                 let run = (last.radix - first as u64).min(plain_end - idx);
                 if let Some(mut pos) = self.men_of_digits::<true>(h, &digits, n - 1) {
                     let king = pos.king(stm);
@@ -963,13 +1033,13 @@ impl<'a> Layout<'a> {
     /// White's and Black's kings as a plain entry's digits place them.
     #[inline(always)]
     fn kings_of_digits(&self, d: &Digits) -> (Square, Square) {
-        let k = d[0] as u8;
+        let k = d[self.first] as u8;
         let wk = if self.pawns {
             (k / 4) * 8 + k % 4
         } else {
             TRIANGLE[k as usize]
         };
-        (Square(wk), Square(d[1] as u8))
+        (Square(wk), Square(d[self.first + 1] as u8))
     }
 
     /// The men the digits name; with `CHECK`, None when two men share a square.
@@ -1001,7 +1071,22 @@ impl<'a> Layout<'a> {
     ) -> Option<TbPosition> {
         let mut pos = TbPosition::empty(h.stm());
         let mut occ = 0u64;
-        for (g, &rank) in self.groups[..groups].iter().zip(&d[2..]) {
+        if let Some(u) = &self.unit {
+            let v = u.variants[d[0] as usize];
+            let p = PieceType::Pawn.index();
+            pos.pieces[0][p] = Bitboard(v.pawns[0]);
+            pos.pieces[1][p] = Bitboard(v.pawns[1]);
+            occ = v.pawns[0] | v.pawns[1];
+            if v.ep != unit::NO_EP {
+                if CHECK && v.ep_side() != Some(h.stm()) {
+                    return None;
+                }
+                pos.ep = Some(Square(v.ep));
+                // The squares the double step crossed hold no man: counted as taken.
+                occ |= v.ep_path();
+            }
+        }
+        for (g, &rank) in self.groups[..groups].iter().zip(&d[self.first + 2..]) {
             let bits = Self::group_bits(g, rank);
             if CHECK && occ & bits != 0 {
                 return None;
