@@ -700,8 +700,15 @@ fn build_by_structures(
     let on_unit = |n: usize, of: usize| {
         bar.set_message(format!("{m} unit {n}/{of}"));
     };
-    let [dtm, dtz, dtz50] = structures::solve_all(index, subs, &on_unit);
-    let seconds = start.elapsed().as_secs_f64();
+    let ([dtm, dtz, dtz50], times) = structures::solve_all(index, subs, &on_unit);
+    if opts.pass_times.is_some() {
+        bar.suspend(|| {
+            eprintln!(
+                "{m} by structure: dtm {:.1} s, dtz {:.1} s, dtz50 {:.1} s, Nalimov order {:.1} s",
+                times.dtm, times.dtz, times.dtz50, times.order
+            )
+        });
+    }
     bar.set_message(format!("{m} writing"));
     let mut halves = summarise_dtm(index, &dtm);
     write_work(out, m, &[Metric::Dtm], dtm)?;
@@ -713,7 +720,8 @@ fn build_by_structures(
     bar.set_message(format!("{m} wdl"));
     let scan = finish::write_wdl(out, m)?;
     finish::finish_zeroing(out, m, m.men() <= finish::ONE_SIDE_MAX_MEN, &scan)?;
-    Ok((halves, [seconds, 0.0], Dtz50Method::Solved))
+    let seconds = start.elapsed().as_secs_f64() - times.dtz - times.dtz50;
+    Ok((halves, [seconds, times.dtz], Dtz50Method::Solved))
 }
 
 /// Is `m` solved one pawn structure at a time (`structures`)? Endgames with pawns of six men

@@ -1018,7 +1018,10 @@ impl<'a> Solver<'a> {
                 for_each_move(&pos, |succ, class| {
                     let o = match class {
                         MoveClass::Quiet => backed(code(succ)),
-                        MoveClass::Pawn => zeroing(wdl_of_code(code(succ))),
+                        MoveClass::Pawn => zeroing(wdl_of_code(match self.pushes {
+                            Some(p) => p.code(Metric::Dtz50, succ),
+                            None => code(succ),
+                        })),
                         MoveClass::Convert { captured, promoted } => zeroing(wdl_of_result(
                             self.subs.result(mover, captured, promoted, succ),
                             true,
@@ -1132,7 +1135,20 @@ impl<'a> Solver<'a> {
             });
             let n = count_inner_moves(pos, &legal);
             any |= n.quiet + n.pushes > 0;
-            (n.quiet + n.pushes, n.quiet, n.pushes > 0)
+            match self.pushes {
+                // A unit of pawn structures: the pushes' targets are solved, terminal for both.
+                Some(p) if n.pushes > 0 => {
+                    for_each_pawn_push(pos, |succ| {
+                        let c = p.code(Metric::Dtm, succ);
+                        tm = better(tm, backed(c));
+                        tz = better(tz, zeroing(wdl_of_code(c)));
+                        true
+                    });
+                    (n.quiet, n.quiet, false)
+                }
+                Some(_) => (n.quiet, n.quiet, false),
+                None => (n.quiet + n.pushes, n.quiet, n.pushes > 0),
+            }
         } else {
             // Near a long diagonal a successor may be its own mirror image (see `init_entry`).
             let (mut inner_m, mut inner_z, mut pushes) = (0u32, 0u32, false);

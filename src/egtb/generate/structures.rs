@@ -14,15 +14,25 @@
 
 use super::layout::unit::{Unit, Variant, NO_EP};
 use super::layout::Layout;
-use super::solve::{PushValues, Solver, SubTables, Work, RESOLVED};
+use super::solve::{max_depth, PushValues, Solver, SubTables, Work, RESOLVED};
 use crate::chess::{Color, PieceType};
-use crate::egtb::format::plies::CODE_NONE;
+use crate::egtb::format::plies::{CODE_NONE, RULE50_PLIES};
 use crate::egtb::format::Metric;
 use crate::egtb::index::{EndgameIndex, FrameCache, Half, Symmetry, TbPosition};
 use crate::egtb::material::Material;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
+use std::time::Instant;
+
+/// Seconds spent on each metric's solves and on putting the values in Nalimov order.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct UnitTimes {
+    pub dtm: f64,
+    pub dtz: f64,
+    pub dtz50: f64,
+    pub order: f64,
+}
 
 /// The metrics a unit solves, in order: DTZ50 of a unit reads its targets' DTZ50.
 pub const METRICS: [Metric; 3] = [Metric::Dtm, Metric::Dtz, Metric::Dtz50];
@@ -145,6 +155,8 @@ struct Solved<'a> {
 struct Done<'a> {
     units: Vec<Option<Solved<'a>>>,
     level: Vec<u8>,
+    /// Per unit: its DTZ50 is its DTZ.
+    dtz50_same: Vec<bool>,
     by_variant: HashMap<Variant, usize>,
 }
 
@@ -178,7 +190,8 @@ pub fn solve_all(
     index: &EndgameIndex,
     subs: &SubTables,
     on_unit: &(dyn Fn(usize, usize) + Sync),
-) -> [Work; 3] {
+) -> ([Work; 3], UnitTimes) {
+    let mut times = UnitTimes::default();
     let m = index.material();
     let units = plan(&m);
     let out: [Work; 3] = std::array::from_fn(|_| {
@@ -202,27 +215,54 @@ pub fn solve_all(
             }
         }
         let layout = Layout::of_unit(index, Unit::new(plan.variants.clone()));
-        let mut codes: [[Vec<u16>; 2]; 3] = Default::default();
-        for (k, &metric) in METRICS.iter().enumerate() {
-            let work = Solver::new(&layout, subs, metric, None)
-                .with_pushes(&done)
-                .run(None, &none);
-            codes[k] = work.map(|h| {
+        let solver = |metric| Solver::new(&layout, subs, metric, None).with_pushes(&done);
+        let codes_of = |work: Work| -> [Vec<u16>; 2] {
+            work.map(|h| {
                 h.expect("both halves")
                     .into_iter()
                     .map(|a| a.into_inner() & !RESOLVED)
                     .collect()
-            });
-        }
+            })
+        };
+        // DTM's and DTZ's init passes are one: a move's class and target serve both.
+        let t = Instant::now();
+        let (dtm_start, dtz_start) = solver(Metric::Dtm).init_dtm_dtz();
+        let dtm = solver(Metric::Dtm).run(Some(dtm_start), &none);
+        times.dtm += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let dtz = solver(Metric::Dtz).run(Some(dtz_start), &none);
+        times.dtz += t.elapsed().as_secs_f64();
+        // DTZ50 is DTZ where nothing is deeper than 100 plies, the pushes reach units where
+        // it is, and the sub-endgames' results the rule changes change no value here
+        // (`Solver::dtz_holds_under_rule50`); else a solve of its own.
+        let t = Instant::now();
+        let below_same = (0..done.units.len())
+            .filter(|&u| done.level[u] + 2 >= plan.level)
+            .all(|u| done.dtz50_same[u]);
+        let same = below_same
+            && max_depth(&dtz) <= RULE50_PLIES
+            && (subs.rule50_clean()
+                || solver(Metric::Dtz50).dtz_holds_under_rule50(&dtz).is_some());
+        let dtz = codes_of(dtz);
+        let dtz50 = if same {
+            dtz.clone()
+        } else {
+            codes_of(solver(Metric::Dtz50).run(None, &none))
+        };
+        times.dtz50 += t.elapsed().as_secs_f64();
+        let codes = [codes_of(dtm), dtz, dtz50];
+        let t = Instant::now();
         put_in_nalimov_order(index, &layout, &codes, &out);
+        times.order += t.elapsed().as_secs_f64();
         let u = done.units.len();
         for v in &plan.variants {
             done.by_variant.insert(*v, u);
         }
         done.units.push(Some(Solved { layout, codes }));
         done.level.push(plan.level);
+        done.dtz50_same.push(same);
     }
-    out
+    (out, times)
 }
 
 /// Writes a unit's codes into their entries of Nalimov's index (the halves it stores).
