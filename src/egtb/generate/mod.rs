@@ -700,7 +700,7 @@ fn build_by_structures(
     let on_unit = |n: usize, of: usize| {
         bar.set_message(format!("{m} unit {n}/{of}"));
     };
-    let ([dtm, dtz, dtz50], times) = structures::solve_all(index, subs, &on_unit);
+    let ([dtm, dtz, dtz50], times) = structures::solve_all(index, subs, opts.full_dtz50, &on_unit);
     if opts.pass_times.is_some() {
         bar.suspend(|| {
             eprintln!(

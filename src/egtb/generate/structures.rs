@@ -184,11 +184,12 @@ impl PushValues for Done<'_> {
 }
 
 /// The three metrics of an endgame with pawns in Nalimov order, solved unit by unit
-/// (`plan`): each unit's values are put in their Nalimov entries as soon as it is solved, and
+/// (`plan`), DTZ50 always on its own with `full_dtz50`: each unit's values are put in their Nalimov entries as soon as it is solved, and
 /// a unit is dropped once no unit left to solve can reach it (two levels below).
 pub fn solve_all(
     index: &EndgameIndex,
     subs: &SubTables,
+    full_dtz50: bool,
     on_unit: &(dyn Fn(usize, usize) + Sync),
 ) -> ([Work; 3], UnitTimes) {
     let mut times = UnitTimes::default();
@@ -239,7 +240,8 @@ pub fn solve_all(
         let below_same = (0..done.units.len())
             .filter(|&u| done.level[u] + 2 >= plan.level)
             .all(|u| done.dtz50_same[u]);
-        let same = below_same
+        let same = !full_dtz50
+            && below_same
             && max_depth(&dtz) <= RULE50_PLIES
             && (subs.rule50_clean()
                 || solver(Metric::Dtz50).dtz_holds_under_rule50(&dtz).is_some());
