@@ -33,6 +33,7 @@
 mod bitmaps;
 mod bits;
 mod depth_log;
+mod final_files;
 pub mod finish;
 pub mod layout;
 mod memory;
@@ -45,13 +46,12 @@ mod summary;
 pub mod verify;
 
 use crate::egtb::format::staging::Staging;
-use crate::egtb::format::{
-    write_compact, Compression, FileSpec, Metric, TableError, TableWriter, TbValue, Wdl5,
-};
+use crate::egtb::format::{write_compact, Metric, TableError, TbValue};
 use crate::egtb::index::{EndgameIndex, FrameCache, Half};
 use crate::egtb::material::{Material, MaterialError};
 use crate::egtb::play::tables::{self, EndgameTables};
 pub use bitmaps::{Counting, Pulling};
+use final_files::FinalFiles;
 use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
 pub use memory::peak_memory_bytes;
@@ -561,33 +561,19 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
     // (WDL), and the distances depth-coded beside them. Writing DTZ and DTZ50 first as values
     // and then reading them back for the WDL file and the depth-coded ones (as `write_compact`
     // does for the values solver) compressed each twice and read it three times more.
-    let file = |metric: Metric, max_raw: u16| {
-        TableWriter::create(
-            out,
-            &FileSpec {
-                material: *m,
-                metric,
-                halves: index.stored_halves(),
-                max_raw,
-                compression: Compression::Zstd,
-                unmark_broken: true,
-                delta: metric == Metric::Dtz50,
-                depths: metric != Metric::Wdl,
-            },
-        )
-    };
-    let mut files = [
-        file(Metric::Dtm, dtm.max_raw(Metric::Dtm, |v| v))?,
-        file(Metric::Wdl, Wdl5::Win.code())?,
-        file(Metric::Dtz, dtz.max_raw(Metric::Dtz, |v| v))?,
-        file(
-            Metric::Dtz50,
+    let mut files = FinalFiles::create(
+        out,
+        m,
+        index,
+        [
+            dtm.max_raw(Metric::Dtm, |v| v),
+            dtz.max_raw(Metric::Dtz, |v| v),
             match &dtz50 {
                 Some(r) => r.max_raw(Metric::Dtz50, |v| v),
                 None => dtz.max_raw(Metric::Dtz, dtz50_of),
             },
-        )?,
-    ];
+        ],
+    )?;
     let mut parts = vec![
         bitmaps::Assembly {
             resolved: &dtm,
@@ -604,25 +590,9 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
             metric: Metric::Dtz50,
         });
     }
-    let mut halves: [Option<HalfSummary>; 2] = [None, None];
-    let mut spans: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-    let mut pushed = [0u64; 2];
-    let mut open = None;
     let mut capped_values = Vec::new();
-    let mut results = Vec::new();
     let log_err = |e| GenError::Io(out.to_path_buf(), e);
     bitmaps::assemble(layout, &parts, log_err, |h, values| {
-        if open != Some(h) {
-            if open.is_some() {
-                for f in &mut files {
-                    f.end_half()?;
-                }
-            }
-            for f in &mut files {
-                f.begin_half(h, index.size(h))?;
-            }
-            open = Some(h);
-        }
         let (dtm, dtz) = (values[0], values[1]);
         let dtz50 = match values.get(2) {
             Some(v) => *v,
@@ -633,53 +603,9 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
                 &capped_values[..]
             }
         };
-        results.clear();
-        results.par_extend(
-            dtz.par_iter()
-                .zip(dtz50)
-                .map(|(&v, &v50)| finish::result_value(v, v50)),
-        );
-        // The files are compressed side by side, and the block summed up beside them, not one
-        // after the other while the other threads wait for the next blocks.
-        let [fm, fw, fz, f50] = &mut files;
-        let (span_half, start) = (&mut spans[h as usize], pushed[h as usize]);
-        let ((m, w), (z, (z50, block))) = rayon::join(
-            || rayon::join(|| fm.push(dtm, None), || fw.push(&results, None)),
-            || {
-                rayon::join(
-                    || fz.push(dtz, None),
-                    || {
-                        rayon::join(
-                            || f50.push(dtz50, Some(dtz)),
-                            || {
-                                finish::add_span_depths(span_half, start, dtz50);
-                                summary::summarise_block(dtm, dtz, dtz50)
-                            },
-                        )
-                    },
-                )
-            },
-        );
-        m?;
-        w?;
-        z?;
-        z50?;
-        let s = halves[h as usize].get_or_insert_with(HalfSummary::default);
-        *s = std::mem::take(s).merge(block);
-        pushed[h as usize] += dtz.len() as u64;
-        Ok::<(), GenError>(())
+        files.push(h, dtm, dtz, dtz50)
     })?;
-    let [dtm_file, wdl_file, dtz_file, mut dtz50_file] = files;
-    let deepest50 =
-        finish::deepest_by_side(index.stored_halves(), finish::deepest_of_spans(&spans));
-    dtz50_file.record_max_depths(deepest50);
-    for (h, s) in Half::BOTH.into_iter().zip(spans) {
-        dtz50_file.record_depth_spans(h, s);
-    }
-    for mut f in [dtm_file, wdl_file, dtz_file, dtz50_file] {
-        f.end_half()?;
-        f.finish()?;
-    }
+    let halves = files.finish()?;
     if m.men() <= finish::ONE_SIDE_MAX_MEN {
         finish::keep_one_side(&EndgameTables::open(out, m)?, out)?;
     }

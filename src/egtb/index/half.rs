@@ -239,6 +239,14 @@ impl HalfIndex {
         })
     }
 
+    /// The main-zone entries whose kings stand as in `pos` (its other men do not count): one
+    /// king block, trimmed; None where no position of this half has these kings.
+    pub(super) fn king_block(&self, pos: &TbPosition) -> Option<std::ops::Range<u64>> {
+        let base = self.king_frame(pos)?.base;
+        let b = self.kk_base.partition_point(|&x| x <= base) - 1;
+        Some(base.min(self.size)..self.kk_base[b + 1].min(self.size))
+    }
+
     /// The main zone's groups of like men, most significant in the index first.
     pub(super) fn significance(&self) -> impl DoubleEndedIterator<Item = (Color, PieceType)> + '_ {
         let l = &self.main;

@@ -212,6 +212,16 @@ impl EndgameIndex {
             .collect()
     }
 
+    /// The main-zone entries of the stored half `half` whose kings stand on `wk` (White's) and
+    /// `bk`: the king block Nalimov's index gives them, or None where no position has them.
+    /// With pawns too, unlike `king_blocks`.
+    pub fn king_block(&self, half: Half, wk: Square, bk: Square) -> Option<std::ops::Range<u64>> {
+        let mut pos = TbPosition::empty(half.stm());
+        pos.pieces[0][PieceType::King.index()] = Bitboard::from_square(wk);
+        pos.pieces[1][PieceType::King.index()] = Bitboard::from_square(bk);
+        self.half(half).king_block(&pos)
+    }
+
     /// The stored half and entry of a position. Handles the colour flip (a `KRKQ` position is
     /// looked up in `KQKR`), the board symmetries and the e.p. zone. `pos.ep` is ignored when no
     /// pawn of the side to move stands beside the pawn that double-stepped.

@@ -62,16 +62,6 @@ impl Radix {
         }
     }
 
-    /// The most significant digit, which may have one value: `div_rem` is then only ever
-    /// given 0 (the quotient of a valid entry by every other radix).
-    fn top(value: u64) -> Radix {
-        if value == 1 {
-            Radix { value, inverse: 0 }
-        } else {
-            Radix::new(value)
-        }
-    }
-
     /// x / value and x % value, exact for x * value < 2^64. With e = inverse * value - 2^64
     /// (0 <= e < value) and x = q * value + r: x * inverse / 2^64 = q + r / value
     /// + x * e / (value * 2^64) < q + (value - 1) / value + x / 2^64 < q + 1.
@@ -248,11 +238,11 @@ pub struct Layout<'a> {
     /// Nalimov main-zone size and e.p. entries, per half (0 when this half keeps none).
     main: [u64; 2],
     ep_len: [u64; 2],
-    /// A unit's variants (`of_unit`): their number is the most significant digit, and the
+    /// A unit's variants (`of_unit`): their number is the digit after the kings', and the
     /// pawns are no digits of their own.
     unit: Option<unit::Unit>,
-    /// Where White's king's digit is: 1 in a unit, else 0.
-    first: usize,
+    /// Where the first group's digit is: 3 in a unit of several variants, else 2.
+    first_group: usize,
     /// What one step of the variant's digit is worth.
     variant_weight: u64,
 }
@@ -316,14 +306,15 @@ impl<'a> Layout<'a> {
             main,
             ep_len,
             unit: None,
-            first: 0,
+            first_group: 2,
             variant_weight: plain,
         }
     }
 
     /// The layout of one unit of pawn structures of an endgame with pawns (`unit`): per half,
-    /// the unit's variants, then White's king on files a-d, Black's king and the other men as
-    /// in `new`. Positions of other variants have no entry here. Entries of an e.p. variant
+    /// White's king on files a-d, Black's king, the unit's variant, then the other men as in
+    /// `new`: the kings first, so that the entries with one pair of kings, all in one king
+    /// block of Nalimov's index, lie together. Positions of other variants have no entry here. Entries of an e.p. variant
     /// with the other side to move, or with a man on the squares the double step crossed,
     /// are broken.
     pub fn of_unit(nalimov: &'a EndgameIndex, u: unit::Unit) -> Layout<'a> {
@@ -337,20 +328,20 @@ impl<'a> Layout<'a> {
             weight *= g.radix;
             l.group_of[g.color.index()][g.kind.index()] = i;
         }
-        l.bk_weight = weight;
-        l.variant_weight = 32 * 64 * weight;
-        l.plain = l.variant_weight * u.variants.len() as u64;
-        l.radices = std::iter::once(Radix::top(u.variants.len() as u64))
-            .chain(
-                [32, 64]
-                    .into_iter()
-                    .chain(l.groups.iter().map(|g| g.radix))
-                    .map(Radix::new),
-            )
+        let n = u.variants.len() as u64;
+        l.variant_weight = weight;
+        l.bk_weight = weight * n;
+        l.plain = 32 * 64 * l.bk_weight;
+        // A digit of one value is left out (of the radices and so of `digits`).
+        l.radices = [32, 64, n]
+            .into_iter()
+            .filter(|&r| r > 1)
+            .chain(l.groups.iter().map(|g| g.radix))
+            .map(Radix::new)
             .collect();
         l.main = [0; 2];
         l.ep_len = [0; 2];
-        l.first = 1;
+        l.first_group = if n > 1 { 3 } else { 2 };
         l.unit = Some(u);
         l
     }
@@ -829,6 +820,9 @@ impl<'a> Layout<'a> {
         let bk = tr(pos.pieces[1][PieceType::King.index()]).trailing_zeros() as u64;
         let mut idx = self.king_number(Square(wk as u8));
         idx = idx * 64 + bk;
+        if let Some(u) = &self.unit {
+            idx *= u.variants.len() as u64; // the variant's digit, added by `encode`
+        }
         for g in &self.groups {
             idx = idx * g.radix + g.rank(tr(pos.pieces[g.color.index()][g.kind.index()]));
         }
@@ -900,7 +894,7 @@ impl<'a> Layout<'a> {
             let n = self.groups.len();
             while idx < plain_end {
                 let digits = self.digits(idx);
-                let first = digits[self.first + n + 1];
+                let first = digits[self.first_group + n - 1];
                 let run = (last.radix - first as u64).min(plain_end - idx);
                 if let Some(mut pos) = self.men_of_digits::<true>(h, &digits, n - 1) {
                     let king = pos.king(stm);
@@ -1033,13 +1027,13 @@ impl<'a> Layout<'a> {
     /// White's and Black's kings as a plain entry's digits place them.
     #[inline(always)]
     fn kings_of_digits(&self, d: &Digits) -> (Square, Square) {
-        let k = d[self.first] as u8;
+        let k = d[0] as u8;
         let wk = if self.pawns {
             (k / 4) * 8 + k % 4
         } else {
             TRIANGLE[k as usize]
         };
-        (Square(wk), Square(d[self.first + 1] as u8))
+        (Square(wk), Square(d[1] as u8))
     }
 
     /// The men the digits name; with `CHECK`, None when two men share a square.
@@ -1072,7 +1066,11 @@ impl<'a> Layout<'a> {
         let mut pos = TbPosition::empty(h.stm());
         let mut occ = 0u64;
         if let Some(u) = &self.unit {
-            let v = u.variants[d[0] as usize];
+            let v = u.variants[if self.first_group == 3 {
+                d[2] as usize
+            } else {
+                0
+            }];
             let p = PieceType::Pawn.index();
             pos.pieces[0][p] = Bitboard(v.pawns[0]);
             pos.pieces[1][p] = Bitboard(v.pawns[1]);
@@ -1086,7 +1084,7 @@ impl<'a> Layout<'a> {
                 occ |= v.ep_path();
             }
         }
-        for (g, &rank) in self.groups[..groups].iter().zip(&d[self.first + 2..]) {
+        for (g, &rank) in self.groups[..groups].iter().zip(&d[self.first_group..]) {
             let bits = Self::group_bits(g, rank);
             if CHECK && occ & bits != 0 {
                 return None;
