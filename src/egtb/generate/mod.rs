@@ -289,7 +289,8 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     if uses_structures(&m, opts) {
         let solved = build_by_structures(&m, &subs, out, &index, opts)?;
         let (halves, split_seconds, dtz50_method) = solved;
-        return finish(
+        let work = structures::work_dir(&opts.dir, &m);
+        let summary = finish(
             m,
             opts,
             staging,
@@ -300,6 +301,9 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
             split_seconds,
             dtz50_method,
         );
+        // Published (or refused by the verification): the units are no longer needed.
+        std::fs::remove_dir_all(&work).map_err(|e| GenError::Io(work, e))?;
+        return summary;
     }
     let solve = |metric: Metric, pawn_wdl: Option<&Wdl>, start: Option<Start>| -> Work {
         let on_pass = progress(format!("{m} {}", metric.name()));
@@ -613,7 +617,8 @@ fn build_by_bitmaps<P: Fn(u32, u64) + Sync>(
 }
 
 /// Builds the three tables of the endgame with pawns `m` one pawn structure at a time
-/// (`structures`) into `out`.
+/// (`structures`) into `out`: its units in a directory beside the tables, kept until the
+/// build is published, so that a stopped build goes on from the units done.
 fn build_by_structures(
     m: &Material,
     subs: &SubTables,
@@ -626,28 +631,33 @@ fn build_by_structures(
     let on_unit = |n: usize, of: usize| {
         bar.set_message(format!("{m} unit {n}/{of}"));
     };
-    let ([dtm, dtz, dtz50], times) = structures::solve_all(index, subs, opts.full_dtz50, &on_unit);
+    let work = structures::work_dir(&opts.dir, m);
+    let times = structures::solve_units(index, subs, opts.full_dtz50, &work, &on_unit)
+        .map_err(|e| GenError::Io(work.clone(), e))?;
+    bar.set_message(format!("{m} writing"));
+    let t = Instant::now();
+    let halves = structures::write_files(out, index, &work)?;
     if opts.pass_times.is_some() {
         bar.suspend(|| {
             eprintln!(
-                "{m} by structure: dtm {:.1} s, dtz {:.1} s, dtz50 {:.1} s, Nalimov order {:.1} s",
-                times.dtm, times.dtz, times.dtz50, times.order
+                "{m} by structure: dtm {:.1} s, dtz {:.1} s, dtz50 {:.1} s, unit files {:.1} s, tables {:.1} s",
+                times.dtm,
+                times.dtz,
+                times.dtz50,
+                times.files,
+                t.elapsed().as_secs_f64()
             )
         });
     }
-    bar.set_message(format!("{m} writing"));
-    let mut halves = summarise_dtm(index, &dtm);
-    write_work(out, m, &[Metric::Dtm], dtm)?;
-    let dtz_wdl_wins: Wdl = wdl_of_work(&dtz);
-    summarise_dtz(&mut halves, &dtz, Metric::Dtz, None);
-    summarise_dtz(&mut halves, &dtz50, Metric::Dtz50, Some(&dtz_wdl_wins));
-    write_work(out, m, &[Metric::Dtz], dtz)?;
-    write_work(out, m, &[Metric::Dtz50], dtz50)?;
-    bar.set_message(format!("{m} wdl"));
-    let scan = finish::write_wdl(out, m)?;
-    finish::finish_zeroing(out, m, m.men() <= finish::ONE_SIDE_MAX_MEN, &scan)?;
-    let seconds = start.elapsed().as_secs_f64() - times.dtz - times.dtz50;
-    Ok((halves, [seconds, times.dtz], Dtz50Method::Solved))
+    if m.men() <= finish::ONE_SIDE_MAX_MEN {
+        finish::keep_one_side(&EndgameTables::open(out, m)?, out)?;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok((
+        halves,
+        [seconds - times.dtz, times.dtz],
+        Dtz50Method::Solved,
+    ))
 }
 
 /// Is `m` solved one pawn structure at a time (`structures`)? Endgames with pawns of six men

@@ -346,6 +346,12 @@ impl<'a> Layout<'a> {
         l
     }
 
+    /// Entries of one run of a pair of kings: with the kings' digits first, run `wk * 64 + bk`
+    /// (White's king numbered on files a-d) holds every entry with those kings.
+    pub fn run_len(&self) -> u64 {
+        self.bk_weight
+    }
+
     /// The unit this layout is of, if any (`of_unit`).
     pub fn unit(&self) -> Option<&unit::Unit> {
         self.unit.as_ref()

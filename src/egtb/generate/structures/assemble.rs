@@ -1,0 +1,141 @@
+//! The files of an endgame solved by pawn structure, put together from its units' files one
+//! king block of Nalimov's index at a time (`FinalFiles`): a block's entries all have one pair
+//! of kings, so each unit gives it one run (`store`), and no half is ever held whole. The e.p.
+//! zone, after the blocks, comes from the e.p. entries the units keep.
+
+use super::store::{self, UnitReader, RUNS};
+use super::{plan, Unit, METRICS};
+use crate::chess::attacks::king_attacks;
+use crate::chess::Square;
+use crate::egtb::format::plies::CODE_NONE;
+use crate::egtb::format::TbValue;
+use crate::egtb::generate::final_files::FinalFiles;
+use crate::egtb::generate::layout::Layout;
+use crate::egtb::generate::solve::to_file_value;
+use crate::egtb::generate::summary::HalfSummary;
+use crate::egtb::generate::GenError;
+use crate::egtb::index::{EndgameIndex, FrameCache, Half};
+use rayon::prelude::*;
+use std::io;
+use std::ops::Range;
+use std::path::Path;
+
+/// One block's values, metric after metric.
+struct Block {
+    values: [Vec<TbValue>; 3],
+}
+
+/// Writes the four files of the endgame of `index` into `out` from the units in `work`, every
+/// one of which must be solved (`solve_units`); gives the summary of each half.
+pub fn write_files(
+    out: &Path,
+    index: &EndgameIndex,
+    work: &Path,
+) -> Result<[Option<HalfSummary>; 2], GenError> {
+    let m = index.material();
+    let io_err = |e: io::Error| GenError::Io(work.to_path_buf(), e);
+    let units = plan(&m);
+    let mut readers = Vec::with_capacity(units.len());
+    let mut layouts = Vec::with_capacity(units.len());
+    for (n, u) in units.iter().enumerate() {
+        let key = store::key(&m, n, &u.variants);
+        let r = UnitReader::open(&store::path(work, n), key)
+            .map_err(io_err)?
+            .ok_or_else(|| io_err(io::Error::other(format!("unit {n} not solved"))))?;
+        readers.push(r);
+        layouts.push(Layout::of_unit(index, Unit::new(u.variants.clone())));
+    }
+    let max_raw = [0, 1, 2].map(|k| {
+        readers
+            .iter()
+            .map(|r| r.facts.max_raw[k])
+            .max()
+            .unwrap_or(0)
+            .max(TbValue::DRAW.raw())
+    });
+    let mut files = FinalFiles::create(out, &m, index, max_raw)?;
+    for &h in index.stored_halves() {
+        // Each run of kings and the block Nalimov's index gives it, in the index's order.
+        let mut blocks: Vec<(Range<u64>, usize)> = (0..RUNS)
+            .filter_map(|k| {
+                let wk = Square(((k / 64 / 4) * 8 + (k / 64) % 4) as u8);
+                let bk = Square((k % 64) as u8);
+                if wk == bk || king_attacks(wk).contains(bk) {
+                    return None;
+                }
+                index.king_block(h, wk, bk).map(|b| (b, k))
+            })
+            .filter(|(b, _)| !b.is_empty())
+            .collect();
+        blocks.sort_by_key(|(b, _)| b.start);
+        let (main, _) = index.zones(h);
+        let threads = rayon::current_num_threads();
+        let mut at = 0;
+        for batch in blocks.chunks(threads) {
+            let filled: Vec<io::Result<Block>> = batch
+                .par_iter()
+                .map(|(b, k)| fill(index, h, b.clone(), *k, &readers, &layouts))
+                .collect();
+            for (blk, (b, _)) in filled.into_iter().zip(batch) {
+                assert_eq!(b.start, at, "Nalimov's king blocks follow each other");
+                let blk = blk.map_err(io_err)?;
+                files.push(h, &blk.values[0], &blk.values[1], &blk.values[2])?;
+                at = b.end;
+            }
+        }
+        let size = index.size(h);
+        assert_eq!(at, main.min(size), "the king blocks cover the main zone");
+        if size > at {
+            let len = (size - at) as usize;
+            let mut values = [0, 1, 2].map(|_| vec![TbValue::BROKEN; len]);
+            for r in &readers {
+                for e in r.ep().map_err(io_err)?.into_iter().filter(|e| e.half == h) {
+                    for (k, v) in values.iter_mut().enumerate() {
+                        v[(e.index - at) as usize] = to_file_value(METRICS[k], e.codes[k]);
+                    }
+                }
+            }
+            files.push(h, &values[0], &values[1], &values[2])?;
+        }
+    }
+    files.finish()
+}
+
+/// The values of the Nalimov block `block` of half `h`, whose kings are those of run `k`.
+fn fill(
+    index: &EndgameIndex,
+    h: Half,
+    block: Range<u64>,
+    k: usize,
+    readers: &[UnitReader],
+    layouts: &[Layout],
+) -> io::Result<Block> {
+    let len = (block.end - block.start) as usize;
+    let mut values = [0, 1, 2].map(|_| vec![TbValue::BROKEN; len]);
+    let mut runs: [Vec<u16>; 3] = Default::default();
+    let mut frames = FrameCache::default();
+    for (r, layout) in readers.iter().zip(layouts) {
+        for (m, run) in runs.iter_mut().enumerate() {
+            r.run(m, h, k, run)?;
+        }
+        let first = k as u64 * layout.run_len();
+        for (j, &c) in runs[0].iter().enumerate() {
+            if c == CODE_NONE {
+                continue;
+            }
+            let pos = layout.decode_valid(h, first + j as u64);
+            if pos.ep.is_some() {
+                continue; // in the e.p. zone, after the blocks
+            }
+            let (nh, ni) = frames
+                .index_own(index, &pos)
+                .expect("a valid entry has a Nalimov index");
+            debug_assert_eq!(nh, h);
+            let at = (ni - block.start) as usize;
+            for (mm, v) in values.iter_mut().enumerate() {
+                v[at] = to_file_value(METRICS[mm], runs[mm][j]);
+            }
+        }
+    }
+    Ok(Block { values })
+}

@@ -1,0 +1,370 @@
+//! Endgames with pawns solved one pawn structure at a time (Bourzutschky, Tamplin, Haworth 2005,
+//! Section 2: DTZ "as a sequence of 'fixed pawn structure' sub-EGT generations"). Pawns only
+//! move forward: the positions of one placement of the pawns lead, by the other men's moves, to
+//! the same placement (or its mirror image, `layout::unit`); by a pawn move to a placement with
+//! fewer steps left to promote (a lower pawn level); by a capture or a promotion to a
+//! sub-endgame. So the placements are solved level by level, lowest first, each unit of
+//! placements by the values solver (`solve`) over its own layout (`Layout::of_unit`), its pawn
+//! moves terminal options valued from the units of the levels below, for DTM as for DTZ and
+//! DTZ50 (whose counts restart at a pawn move). Units of one level do not reach each other.
+//!
+//! A unit's memory is that of its own positions, not the endgame's: KBBKNP's largest unit (a
+//! black pawn on one square and on its mirror image) has 1.06 G entries, a sixth of the
+//! endgame.
+
+mod assemble;
+mod store;
+
+use super::layout::unit::{Unit, Variant, NO_EP};
+use super::layout::Layout;
+use super::solve::{max_depth, to_file_value, PushValues, Solver, SubTables, Work, RESOLVED};
+use crate::chess::{Color, PieceType};
+use crate::egtb::format::plies::{CODE_NONE, RULE50_PLIES};
+use crate::egtb::format::Metric;
+use crate::egtb::index::{EndgameIndex, Half, Symmetry, TbPosition};
+use crate::egtb::material::Material;
+pub use assemble::write_files;
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use store::EpEntry;
+
+/// Seconds spent on each metric's solves and on putting the values in Nalimov order.
+#[derive(Default, Debug, Clone, Copy)]
+pub struct UnitTimes {
+    pub dtm: f64,
+    pub dtz: f64,
+    pub dtz50: f64,
+    /// Writing the units' files.
+    pub files: f64,
+}
+
+/// The metrics a unit solves, in order: DTZ50 of a unit reads its targets' DTZ50.
+pub const METRICS: [Metric; 3] = [Metric::Dtm, Metric::Dtz, Metric::Dtz50];
+
+/// Units are filled with whole mirror orbits of placements up to about this many entries
+/// (both halves): small placements (KPPKP: 4,096 entries) share one solve's passes.
+const UNIT_ENTRIES: u64 = 1 << 26;
+
+/// A unit of work: the variants of some placements of one pawn level, closed under the
+/// mirror and with their e.p. variants.
+#[derive(Clone, Debug)]
+pub struct UnitPlan {
+    pub variants: Vec<Variant>,
+}
+
+/// The squares `k` pawns of one colour can stand on together (ranks 2-7), as bitboards.
+fn pawn_sets(k: u8) -> Vec<u64> {
+    let mut out = Vec::new();
+    fn rec(from: u8, left: u8, acc: u64, out: &mut Vec<u64>) {
+        if left == 0 {
+            out.push(acc);
+            return;
+        }
+        for s in from..56 {
+            rec(s + 1, left - 1, acc | 1u64 << s, out);
+        }
+    }
+    rec(8, k, 0, &mut out);
+    out
+}
+
+/// Steps the pawns of `v` still have to make to promote, summed.
+fn level_of(v: &Variant) -> u8 {
+    let w: u32 = crate::chess::Bitboard(v.pawns[0])
+        .into_iter()
+        .map(|s| 7 - s.rank() as u32)
+        .sum();
+    let b: u32 = crate::chess::Bitboard(v.pawns[1])
+        .into_iter()
+        .map(|s| s.rank() as u32)
+        .sum();
+    (w + b) as u8
+}
+
+/// Entries of one variant of `m` (both halves).
+fn variant_entries(m: &Material) -> u64 {
+    let index = EndgameIndex::new(m);
+    let unit = Unit::new(vec![Variant {
+        pawns: [0, 0],
+        ep: NO_EP,
+    }]);
+    2 * Layout::of_unit(&index, unit).size(Half::Wtm)
+}
+
+/// The units of `m`, in an order that solves every unit after those its pawn moves reach.
+pub fn plan(m: &Material) -> Vec<UnitPlan> {
+    let p = PieceType::Pawn;
+    let (wp, bp) = (m.count(Color::White, p), m.count(Color::Black, p));
+    let (whites, blacks) = (pawn_sets(wp), pawn_sets(bp));
+    let mut seen = std::collections::HashSet::new();
+    let mut by_level: std::collections::BTreeMap<u8, Vec<Vec<Variant>>> = Default::default();
+    for &w in &whites {
+        for &b in &blacks {
+            if w & b != 0 {
+                continue;
+            }
+            let s = Variant {
+                pawns: [w, b],
+                ep: NO_EP,
+            };
+            if !seen.insert(s) {
+                continue;
+            }
+            let mut orbit = vec![s];
+            let t = s.mirrored();
+            if seen.insert(t) {
+                orbit.push(t);
+            }
+            let plain = orbit.clone();
+            for v in plain {
+                for side in Color::BOTH {
+                    orbit.extend(v.ep_variants(side));
+                }
+            }
+            by_level.entry(level_of(&s)).or_default().push(orbit);
+        }
+    }
+    let per = variant_entries(m);
+    let mut out = Vec::new();
+    for orbits in by_level.into_values() {
+        let mut cur: Vec<Variant> = Vec::new();
+        for o in orbits {
+            if !cur.is_empty() && (cur.len() + o.len()) as u64 * per > UNIT_ENTRIES {
+                out.push(UnitPlan {
+                    variants: std::mem::take(&mut cur),
+                });
+            }
+            cur.extend(o);
+        }
+        if !cur.is_empty() {
+            out.push(UnitPlan { variants: cur });
+        }
+    }
+    out
+}
+
+/// The units that the pawn moves of `unit`'s positions reach (by `by_variant`).
+fn targets(unit: &UnitPlan, by_variant: &HashMap<Variant, usize>) -> Vec<usize> {
+    let mut out = std::collections::BTreeSet::new();
+    for v in unit.variants.iter().filter(|v| v.ep == NO_EP) {
+        let occ = v.pawns[0] | v.pawns[1];
+        for c in Color::BOTH {
+            let fwd: i32 = if c == Color::White { 8 } else { -8 };
+            for from in crate::chess::Bitboard(v.pawns[c.index()]) {
+                let mut at = from.0 as i32;
+                for step in 0..2 {
+                    at += fwd;
+                    let second = if c == Color::White { 1 } else { 6 };
+                    if !(8..56).contains(&at) || occ >> at & 1 != 0 {
+                        break; // a promotion, or blocked by a pawn
+                    }
+                    if step == 1 && from.rank() != second {
+                        break;
+                    }
+                    let mut pawns = v.pawns;
+                    pawns[c.index()] ^= (1u64 << from.0) | (1u64 << at);
+                    out.insert(by_variant[&Variant { pawns, ep: NO_EP }]);
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The codes of one metric of the units a unit's pawn moves reach, read from their files.
+struct Targets<'a> {
+    metric: usize,
+    units: HashMap<usize, (Layout<'a>, [Vec<u16>; 2])>,
+    by_variant: &'a HashMap<Variant, usize>,
+}
+
+const MIRROR: Symmetry = Symmetry {
+    mirror_files: true,
+    mirror_ranks: false,
+    transpose: false,
+};
+
+impl PushValues for Targets<'_> {
+    fn code(&self, metric: Metric, succ: &TbPosition) -> u16 {
+        // DTZ's pushes are valued by their targets' results, which DTM's codes give too.
+        debug_assert!(metric == METRICS[self.metric] || self.metric == 0);
+        let sym = if succ.king(Color::White).file() >= 4 {
+            MIRROR
+        } else {
+            Symmetry::default()
+        };
+        let u = self.by_variant[&Variant::of(succ, sym)];
+        let (layout, codes) = &self.units[&u];
+        let (h, i) = layout.encode(succ).expect("legal successor has an entry");
+        codes[h as usize][i as usize]
+    }
+}
+
+/// Where a build keeps its units (`store`) until its files are written.
+pub fn work_dir(dir: &Path, m: &Material) -> PathBuf {
+    dir.join(format!(".{m}.units"))
+}
+
+/// Solves every unit of the endgame of `index` that `work` does not hold yet (`plan`), each
+/// read from and written to files only: the sub-endgames' tables, the files of the units its
+/// pawn moves reach, its own file. DTZ50 is solved on its own always with `full_dtz50`.
+pub fn solve_units(
+    index: &EndgameIndex,
+    subs: &SubTables,
+    full_dtz50: bool,
+    work: &Path,
+    on_unit: &(dyn Fn(usize, usize) + Sync),
+) -> io::Result<UnitTimes> {
+    let m = index.material();
+    let units = plan(&m);
+    let mut times = UnitTimes::default();
+    let by_variant: HashMap<Variant, usize> = units
+        .iter()
+        .enumerate()
+        .flat_map(|(u, p)| p.variants.iter().map(move |&v| (v, u)))
+        .collect();
+    std::fs::create_dir_all(work)?;
+    let none = |_: u32, _: u64| {};
+    let open = |u: usize| -> io::Result<store::UnitReader> {
+        let key = store::key(&m, u, &units[u].variants);
+        store::UnitReader::open(&store::path(work, u), key)?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("unit {u} not solved")))
+    };
+    for (n, unit) in units.iter().enumerate() {
+        on_unit(n, units.len());
+        let key = store::key(&m, n, &unit.variants);
+        if store::UnitReader::open(&store::path(work, n), key)?.is_some() {
+            continue; // solved before the build was stopped
+        }
+        let reached = targets(unit, &by_variant);
+        let load = |metric: usize| -> io::Result<Targets> {
+            let mut t = Targets {
+                metric,
+                units: HashMap::new(),
+                by_variant: &by_variant,
+            };
+            for &u in &reached {
+                let r = open(u)?;
+                let codes = [r.whole(metric, Half::Wtm)?, r.whole(metric, Half::Btm)?];
+                let layout = Layout::of_unit(index, Unit::new(units[u].variants.clone()));
+                t.units.insert(u, (layout, codes));
+            }
+            Ok(t)
+        };
+        let layout = Layout::of_unit(index, Unit::new(unit.variants.clone()));
+        let codes_of = |work: Work| -> [Vec<u16>; 2] {
+            work.map(|h| {
+                h.expect("both halves")
+                    .into_iter()
+                    .map(|a| a.into_inner() & !RESOLVED)
+                    .collect()
+            })
+        };
+        // DTM's and DTZ's init passes are one: a move's class and target serve both.
+        let t = Instant::now();
+        let dtm_targets = load(0)?;
+        fn solver<'b>(
+            layout: &'b Layout<'b>,
+            subs: &'b SubTables,
+            metric: Metric,
+            p: &'b Targets<'b>,
+        ) -> Solver<'b> {
+            Solver::new(layout, subs, metric, None).with_pushes(p)
+        }
+        let (dtm_start, dtz_start) =
+            solver(&layout, subs, Metric::Dtm, &dtm_targets).init_dtm_dtz();
+        drop(dtm_targets);
+        let empty = Targets {
+            metric: 0,
+            units: HashMap::new(),
+            by_variant: &by_variant,
+        };
+        let dtm = solver(&layout, subs, Metric::Dtm, &empty).run(Some(dtm_start), &none);
+        times.dtm += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let dtz = solver(&layout, subs, Metric::Dtz, &empty).run(Some(dtz_start), &none);
+        times.dtz += t.elapsed().as_secs_f64();
+        // DTZ50 is DTZ where nothing is deeper than 100 plies, the pushes reach units where
+        // it is, and the sub-endgames' results the rule changes change no value here
+        // (`Solver::dtz_holds_under_rule50`); else a solve of its own.
+        let t = Instant::now();
+        let mut below_same = true;
+        for &u in &reached {
+            below_same &= open(u)?.facts.dtz50_same;
+        }
+        let mut same = !full_dtz50 && below_same && max_depth(&dtz) <= RULE50_PLIES;
+        if same && !subs.rule50_clean() {
+            let t50 = load(2)?;
+            same = solver(&layout, subs, Metric::Dtz50, &t50)
+                .dtz_holds_under_rule50(&dtz)
+                .is_some();
+        }
+        let dtz = codes_of(dtz);
+        let dtz50 = if same {
+            dtz.clone()
+        } else {
+            let t50 = load(2)?;
+            codes_of(solver(&layout, subs, Metric::Dtz50, &t50).run(None, &none))
+        };
+        times.dtz50 += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let codes = [codes_of(dtm), dtz, dtz50];
+        let facts = store::UnitFacts {
+            max_raw: [0, 1, 2].map(|k| {
+                codes[k]
+                    .iter()
+                    .flatten()
+                    .map(|&c| to_file_value(METRICS[k], c).raw())
+                    .max()
+                    .unwrap_or(0)
+            }),
+            dtz50_same: same,
+        };
+        let ep = ep_entries(index, &layout, &codes);
+        store::write(
+            &store::path(work, n),
+            key,
+            layout.run_len(),
+            &codes,
+            facts,
+            &ep,
+        )?;
+        times.files += t.elapsed().as_secs_f64();
+    }
+    Ok(times)
+}
+
+/// The entries of a unit's e.p. positions in Nalimov's e.p. zone, with their codes.
+fn ep_entries(index: &EndgameIndex, layout: &Layout, codes: &[[Vec<u16>; 2]; 3]) -> Vec<EpEntry> {
+    let mut out = Vec::new();
+    let Some(u) = layout.unit() else {
+        return out;
+    };
+    if u.variants.iter().all(|v| v.ep == NO_EP) {
+        return out;
+    }
+    for &h in index.stored_halves() {
+        let c = |k: usize, i: u64| codes[k][h as usize][i as usize];
+        for idx in 0..layout.size(h) {
+            if c(0, idx) == CODE_NONE {
+                continue;
+            }
+            let pos = layout.decode_valid(h, idx);
+            if pos.ep.is_none() {
+                continue;
+            }
+            // An e.p. position Nalimov's e.p. zone does not keep has no entry.
+            if let Some((nh, ni)) = index.index_own(&pos) {
+                debug_assert_eq!(nh, h);
+                out.push(EpEntry {
+                    half: h,
+                    index: ni,
+                    codes: [c(0, idx), c(1, idx), c(2, idx)],
+                });
+            }
+        }
+    }
+    out
+}
