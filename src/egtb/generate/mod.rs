@@ -637,16 +637,16 @@ fn build_by_structures(
     bar.set_message(format!("{m} writing"));
     let t = Instant::now();
     let halves = structures::write_files(out, index, &work)?;
-    if opts.pass_times.is_some() {
-        bar.suspend(|| {
-            eprintln!(
-                "{m} by structure: dtm {:.1} s, dtz {:.1} s, dtz50 {:.1} s, unit files {:.1} s, tables {:.1} s",
-                times.dtm,
-                times.dtz,
-                times.dtz50,
-                times.files,
-                t.elapsed().as_secs_f64()
-            )
+    if let Some(sink) = &opts.pass_times {
+        sink.report(&SolveTimes::ByStructure {
+            material: *m,
+            steps: vec![
+                ("dtm", times.dtm),
+                ("dtz", times.dtz),
+                ("dtz50", times.dtz50),
+                ("unit files", times.files),
+                ("tables", t.elapsed().as_secs_f64()),
+            ],
         });
     }
     if m.men() <= finish::ONE_SIDE_MAX_MEN {
@@ -699,7 +699,9 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
     };
     let index = EndgameIndex::new(&m);
     let layout = Layout::new(&index);
-    let memory = if uses_bitmaps(&m, opts) {
+    let memory = if uses_structures(&m, opts) {
+        structures::memory_bytes(&m)
+    } else if uses_bitmaps(&m, opts) {
         bitmaps::memory_bytes(&layout, &m)
     } else {
         values_solver_bytes(&layout)

@@ -377,6 +377,11 @@ pub enum SolveTimes {
         /// The seconds the pass's depth logs took.
         log_seconds: f64,
     },
+    /// The steps of a solve by pawn structure (`structures`), all metrics together.
+    ByStructure {
+        material: Material,
+        steps: Vec<(&'static str, f64)>,
+    },
 }
 
 impl fmt::Display for SolveTimes {
@@ -430,6 +435,11 @@ impl fmt::Display for SolveTimes {
                     "{material} {} pass {n}: logs {log_seconds:.2} s",
                     metric.name()
                 )
+            }
+            SolveTimes::ByStructure { material, steps } => {
+                let steps: Vec<String> =
+                    steps.iter().map(|(s, t)| format!("{s} {t:.1} s")).collect();
+                write!(f, "{material} by structure: {}", steps.join(", "))
             }
         }
     }

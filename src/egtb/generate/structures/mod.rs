@@ -27,6 +27,7 @@ pub use assemble::write_files;
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use store::EpEntry;
 
@@ -145,6 +146,49 @@ pub fn plan(m: &Material) -> Vec<UnitPlan> {
     out
 }
 
+/// Bytes a unit's solve holds an entry of its own at most: DTM's and DTZ's init together (a
+/// 2-byte value and a 1-byte count each), later DTM's values and DTZ's beside DTZ50's init,
+/// then the three metrics' codes with the unit's file compressed beside them.
+const BYTES_PER_UNIT_ENTRY: u64 = 8;
+
+/// Entries (both halves) of the largest unit of `m`'s plan.
+pub fn largest_unit(m: &Material) -> u64 {
+    let per = variant_entries(m);
+    plan(m)
+        .iter()
+        .map(|u| u.variants.len() as u64 * per)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Bytes of memory a build of `m` by pawn structure takes at most: its largest unit's solve,
+/// the targets' runs held decompressed, the block cache through which the sub-endgames are
+/// read, and the DTM values of the side a five-man sub-endgame leaves out, kept as they are
+/// worked out (`EndgameTables::remember_dtm`, 2 bytes an entry of that side).
+pub fn memory_bytes(m: &Material) -> u64 {
+    // The sub-endgames `play::tables::open_subs` opens whose DTM keeps one side, and theirs.
+    let one_side = crate::egtb::play::tables::DTM_ONE_SIDE_MEN;
+    let mut seen: Vec<Material> = Vec::new();
+    let mut wanted = m.sub_endgames();
+    while let Some(s) = wanted.pop() {
+        if s.men() == one_side && !seen.contains(&s) {
+            wanted.extend(s.sub_endgames());
+            seen.push(s);
+        }
+    }
+    let remembered: u64 = seen
+        .iter()
+        .map(|s| {
+            let index = EndgameIndex::new(s);
+            2 * Half::BOTH.iter().map(|&h| index.size(h)).max().unwrap_or(0)
+        })
+        .sum();
+    BYTES_PER_UNIT_ENTRY * largest_unit(m)
+        + CACHE_BYTES
+        + crate::egtb::cache_bytes() as u64
+        + remembered
+}
+
 /// The units that the pawn moves of `unit`'s positions reach (by `by_variant`).
 fn targets(unit: &UnitPlan, by_variant: &HashMap<Variant, usize>) -> Vec<usize> {
     let mut out = std::collections::BTreeSet::new();
@@ -173,11 +217,104 @@ fn targets(unit: &UnitPlan, by_variant: &HashMap<Variant, usize>) -> Vec<usize> 
     out.into_iter().collect()
 }
 
-/// The codes of one metric of the units a unit's pawn moves reach, read from their files.
+/// The codes of one metric of the units a unit's pawn moves reach, read from their files a
+/// run at a time. A push leaves the kings where they are, and the solver walks a unit's
+/// entries kings first, so a few runs of each target serve a whole stretch of the walk: the
+/// memory of a unit's solve is that of its own entries, not its targets' (`CACHE_BYTES`).
 struct Targets<'a> {
     metric: usize,
-    units: HashMap<usize, (Layout<'a>, [Vec<u16>; 2])>,
+    units: HashMap<usize, (Layout<'a>, store::UnitReader)>,
     by_variant: &'a HashMap<Variant, usize>,
+    /// Decompressed runs, each slot holding the last run mapped to it.
+    slots: Vec<Mutex<Option<CachedRun>>>,
+    /// The first run that could not be read: the unit's solve is then thrown away.
+    failed: Mutex<Option<io::Error>>,
+}
+
+struct CachedRun {
+    unit: usize,
+    half: Half,
+    run: usize,
+    codes: Arc<Vec<u16>>,
+}
+
+/// At most this many bytes of targets' runs are held decompressed.
+const CACHE_BYTES: u64 = 256 << 20;
+
+impl<'a> Targets<'a> {
+    /// The targets `reached` (unit numbers) for metric number `metric` of `METRICS`.
+    fn open(
+        metric: usize,
+        reached: &[usize],
+        units: &[UnitPlan],
+        index: &'a EndgameIndex,
+        by_variant: &'a HashMap<Variant, usize>,
+        open: impl Fn(usize) -> io::Result<store::UnitReader>,
+    ) -> io::Result<Targets<'a>> {
+        let mut t = Targets {
+            metric,
+            units: HashMap::new(),
+            by_variant,
+            slots: Vec::new(),
+            failed: Mutex::new(None),
+        };
+        let mut run_bytes = 1;
+        for &u in reached {
+            let layout = Layout::of_unit(index, Unit::new(units[u].variants.clone()));
+            run_bytes = run_bytes.max(2 * layout.run_len());
+            t.units.insert(u, (layout, open(u)?));
+        }
+        let slots = (CACHE_BYTES / run_bytes).clamp(16, 4096);
+        t.slots = (0..slots).map(|_| Mutex::new(None)).collect();
+        Ok(t)
+    }
+
+    /// An error if a run could not be read while the solve used these targets.
+    fn check(self) -> io::Result<()> {
+        match self.failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// The codes of run `run` of half `half` of target `unit`.
+    fn run(&self, unit: usize, half: Half, run: usize) -> Option<Arc<Vec<u16>>> {
+        let key = (unit * 2 + half as usize) * store::RUNS + run;
+        // The high bits of a multiplicative hash: the keys of one run in several units differ
+        // by multiples of a power of two, which the low bits would map to one slot.
+        let hash = (key as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32;
+        let slot = &self.slots[hash as usize % self.slots.len()];
+        let mut reuse = None;
+        // The guard is let go before the slot is locked again.
+        let held = lock(slot).take();
+        if let Some(c) = held {
+            if (c.unit, c.half, c.run) == (unit, half, run) {
+                let codes = c.codes.clone();
+                *lock(slot) = Some(c);
+                return Some(codes);
+            }
+            reuse = Arc::try_unwrap(c.codes).ok();
+        }
+        let mut codes = reuse.unwrap_or_default();
+        let (_, reader) = &self.units[&unit];
+        if let Err(e) = reader.run(self.metric, half, run, &mut codes) {
+            lock(&self.failed).get_or_insert(e);
+            return None;
+        }
+        let codes = Arc::new(codes);
+        *lock(slot) = Some(CachedRun {
+            unit,
+            half,
+            run,
+            codes: codes.clone(),
+        });
+        Some(codes)
+    }
+}
+
+/// A lock held only to read or put a value: one that panicked left nothing half done.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 const MIRROR: Symmetry = Symmetry {
@@ -196,9 +333,14 @@ impl PushValues for Targets<'_> {
             Symmetry::default()
         };
         let u = self.by_variant[&Variant::of(succ, sym)];
-        let (layout, codes) = &self.units[&u];
+        let (layout, _) = &self.units[&u];
         let (h, i) = layout.encode(succ).expect("legal successor has an entry");
-        codes[h as usize][i as usize]
+        let len = layout.run_len();
+        match self.run(u, h, (i / len) as usize) {
+            Some(codes) => codes[(i % len) as usize],
+            // The solve is thrown away (`check`); any value serves until then.
+            None => CODE_NONE,
+        }
     }
 }
 
@@ -239,20 +381,8 @@ pub fn solve_units(
             continue; // solved before the build was stopped
         }
         let reached = targets(unit, &by_variant);
-        let load = |metric: usize| -> io::Result<Targets> {
-            let mut t = Targets {
-                metric,
-                units: HashMap::new(),
-                by_variant: &by_variant,
-            };
-            for &u in &reached {
-                let r = open(u)?;
-                let codes = [r.whole(metric, Half::Wtm)?, r.whole(metric, Half::Btm)?];
-                let layout = Layout::of_unit(index, Unit::new(units[u].variants.clone()));
-                t.units.insert(u, (layout, codes));
-            }
-            Ok(t)
-        };
+        let load =
+            |metric: usize| Targets::open(metric, &reached, &units, index, &by_variant, open);
         let layout = Layout::of_unit(index, Unit::new(unit.variants.clone()));
         let codes_of = |work: Work| -> [Vec<u16>; 2] {
             work.map(|h| {
@@ -275,12 +405,9 @@ pub fn solve_units(
         }
         let (dtm_start, dtz_start) =
             solver(&layout, subs, Metric::Dtm, &dtm_targets).init_dtm_dtz();
-        drop(dtm_targets);
-        let empty = Targets {
-            metric: 0,
-            units: HashMap::new(),
-            by_variant: &by_variant,
-        };
+        dtm_targets.check()?;
+        // The waves never ask a push's value: pushes are options of the init alone.
+        let empty = Targets::open(0, &[], &units, index, &by_variant, open)?;
         let dtm = solver(&layout, subs, Metric::Dtm, &empty).run(Some(dtm_start), &none);
         times.dtm += t.elapsed().as_secs_f64();
         let t = Instant::now();
@@ -300,13 +427,16 @@ pub fn solve_units(
             same = solver(&layout, subs, Metric::Dtz50, &t50)
                 .dtz_holds_under_rule50(&dtz)
                 .is_some();
+            t50.check()?;
         }
         let dtz = codes_of(dtz);
         let dtz50 = if same {
             dtz.clone()
         } else {
             let t50 = load(2)?;
-            codes_of(solver(&layout, subs, Metric::Dtz50, &t50).run(None, &none))
+            let dtz50 = solver(&layout, subs, Metric::Dtz50, &t50).run(None, &none);
+            t50.check()?;
+            codes_of(dtz50)
         };
         times.dtz50 += t.elapsed().as_secs_f64();
         let t = Instant::now();

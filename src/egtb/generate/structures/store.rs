@@ -201,17 +201,6 @@ impl UnitReader {
         Ok(())
     }
 
-    /// The codes of every run of `half` for metric number `metric`, in layout order.
-    pub fn whole(&self, metric: usize, half: Half) -> io::Result<Vec<u16>> {
-        let mut all = Vec::with_capacity(RUNS * self.run_len as usize);
-        let mut run = Vec::new();
-        for k in 0..RUNS {
-            self.run(metric, half, k, &mut run)?;
-            all.extend_from_slice(&run);
-        }
-        Ok(all)
-    }
-
     /// The unit's e.p. entries of Nalimov's e.p. zone.
     pub fn ep(&self) -> io::Result<Vec<EpEntry>> {
         let mut raw = vec![0u8; self.ep_count as usize * 15];
