@@ -707,7 +707,7 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
         values_solver_bytes(&layout)
     };
     crate::memory::check(memory).map_err(|e| refuse(format!("memory: {e}")))?;
-    let disk = disk_bytes(&index, uses_bitmaps(&m, opts));
+    let disk = disk_bytes(&index, uses_bitmaps(&m, opts) || uses_structures(&m, opts));
     let free = fs4::available_space(dir).map_err(|e| GenError::Io(dir.to_path_buf(), e))?;
     if disk > free {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
@@ -728,9 +728,11 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
 /// written as the values are put together (KRBKNN's, with two bytes a value in DTM and DTZ:
 /// 1.4 bytes an entry). The values solver leaves DTZ and DTZ50 uncompressed until the WDL file
 /// is written (`write_compact`): up to two bytes a value each, beside the compressed files.
-fn disk_bytes(index: &EndgameIndex, bitmaps: bool) -> u64 {
+/// A build by pawn structure keeps its units compressed beside the files it writes (KRPKR's:
+/// 42-45 MB a unit of 2^26 entries) and is counted as a bitmap build (`block_wise`).
+fn disk_bytes(index: &EndgameIndex, block_wise: bool) -> u64 {
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
-    entries * if bitmaps { 3 } else { 5 }
+    entries * if block_wise { 3 } else { 5 }
 }
 
 /// Block cache per thread when a table is verified without being held decompressed.
