@@ -301,8 +301,11 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
             split_seconds,
             dtz50_method,
         );
-        // Published (or refused by the verification): the units are no longer needed.
-        std::fs::remove_dir_all(&work).map_err(|e| GenError::Io(work, e))?;
+        // Published: the units are no longer needed. A build that failed keeps them, so that
+        // the next one only puts the tables together again.
+        if summary.is_ok() {
+            std::fs::remove_dir_all(&work).map_err(|e| GenError::Io(work, e))?;
+        }
         return summary;
     }
     let solve = |metric: Metric, pawn_wdl: Option<&Wdl>, start: Option<Start>| -> Work {

@@ -352,6 +352,13 @@ impl<'a> Layout<'a> {
         self.bk_weight
     }
 
+    /// The kings of run `k` (`run_len`) of a unit's layout.
+    pub fn run_kings(&self, k: usize) -> (Square, Square) {
+        let mut d = [0u32; MAX_DIGITS];
+        (d[0], d[1]) = ((k / 64) as u32, (k % 64) as u32);
+        self.kings_of_digits(&d)
+    }
+
     /// The unit this layout is of, if any (`of_unit`).
     pub fn unit(&self) -> Option<&unit::Unit> {
         self.unit.as_ref()

@@ -6,7 +6,6 @@
 use super::store::{self, UnitReader, RUNS};
 use super::{plan, Unit, METRICS};
 use crate::chess::attacks::king_attacks;
-use crate::chess::Square;
 use crate::egtb::format::plies::CODE_NONE;
 use crate::egtb::format::TbValue;
 use crate::egtb::generate::final_files::FinalFiles;
@@ -58,8 +57,7 @@ pub fn write_files(
         // Each run of kings and the block Nalimov's index gives it, in the index's order.
         let mut blocks: Vec<(Range<u64>, usize)> = (0..RUNS)
             .filter_map(|k| {
-                let wk = Square(((k / 64 / 4) * 8 + (k / 64) % 4) as u8);
-                let bk = Square((k % 64) as u8);
+                let (wk, bk) = layouts[0].run_kings(k);
                 if wk == bk || king_attacks(wk).contains(bk) {
                     return None;
                 }
