@@ -265,6 +265,8 @@ fn zero_written(bytes: &mut [u8]) {
 pub struct HugeArray<T: Zeroable> {
     map: Option<memmap2::MmapMut>,
     len: usize,
+    /// Mapped from a file (`zeroed_in_file`): not kept for reuse as anonymous memory.
+    file_backed: bool,
     _t: std::marker::PhantomData<T>,
 }
 
@@ -292,6 +294,38 @@ impl<T: Zeroable> HugeArray<T> {
         Ok(HugeArray {
             map,
             len,
+            file_backed: false,
+            _t: std::marker::PhantomData,
+        })
+    }
+
+    /// A zeroed array whose pages are those of a file in `dir`, unlinked as soon as it is
+    /// mapped: page cache, which the kernel writes out and takes back under pressure, rather
+    /// than anonymous memory that must stay resident. For memos larger than a build's share
+    /// of memory. The file is sparse, so only the pages written take disk; it goes with the
+    /// array, and with the process if that is killed.
+    pub fn zeroed_in_file(len: usize, dir: &std::path::Path) -> std::io::Result<HugeArray<T>> {
+        static FILES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let bytes = len.saturating_mul(std::mem::size_of::<T>());
+        let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path = dir.join(format!(".memo-{}-{n}", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        let mapped = file.set_len(bytes as u64).and_then(|()| {
+            // SAFETY: the file was created here (`create_new`) and is unlinked below before
+            // anything else runs, so no other handle to it is open or can be opened by name:
+            // nothing but this mapping changes its bytes, and it never shrinks.
+            unsafe { memmap2::MmapMut::map_mut(&file) }
+        });
+        std::fs::remove_file(&path)?;
+        let map = if bytes == 0 { None } else { Some(mapped?) };
+        Ok(HugeArray {
+            map,
+            len,
+            file_backed: true,
             _t: std::marker::PhantomData,
         })
     }
@@ -304,8 +338,9 @@ impl<T: Zeroable> std::ops::Deref for HugeArray<T> {
         match &self.map {
             // SAFETY: the mapping is page-aligned, so aligned for `T`; it holds `len` elements
             // of `T` (its length was computed from them); the kernel zero-fills anonymous
-            // memory and `T: Zeroable` makes zeros a value; it lives as long as `self`, and
-            // only `deref_mut` (which borrows `self` mutably) hands out a mutable view.
+            // memory, a sparse file reads as zeros where unwritten, and `T: Zeroable` makes
+            // zeros a value; it lives as long as `self`, and only `deref_mut` (which borrows
+            // `self` mutably) hands out a mutable view.
             Some(map) => unsafe { std::slice::from_raw_parts(map.as_ptr().cast::<T>(), self.len) },
             None => &[],
         }
@@ -326,7 +361,7 @@ impl<T: Zeroable> std::ops::DerefMut for HugeArray<T> {
 
 impl<T: Zeroable> Drop for HugeArray<T> {
     fn drop(&mut self) {
-        if let Some(map) = self.map.take() {
+        if let Some(map) = self.map.take().filter(|_| !self.file_backed) {
             let mut r = recycled();
             if r.users > 0 {
                 r.maps.push(map);
@@ -361,6 +396,24 @@ mod tests {
         zero_written(&mut m);
         assert!(m.iter().all(|&b| b == 0));
         assert!(kept.maps.is_empty());
+    }
+
+    /// A file-backed array starts zeroed, keeps what is written, and leaves no file behind.
+    #[test]
+    fn file_backed_arrays_leave_no_file() {
+        let dir = std::env::temp_dir().join(format!("fortress-memo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut a = HugeArray::<u32>::zeroed_in_file(1 << 20, &dir).unwrap();
+        assert_eq!(a.len(), 1 << 20);
+        assert!(a.iter().all(|&x| x == 0));
+        a[12345] = 7;
+        assert_eq!(a[12345], 7);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        drop(a);
+        let empty = HugeArray::<u32>::zeroed_in_file(0, &dir).unwrap();
+        assert!(empty.is_empty());
+        assert!(HugeArray::<u32>::zeroed_in_file(4, &dir.join("absent")).is_err());
+        std::fs::remove_dir(&dir).unwrap();
     }
 
     #[test]

@@ -177,7 +177,15 @@ pub fn open_subs<'a>(
     dirs: impl Iterator<Item = &'a Path> + Clone,
     material: &Material,
 ) -> Result<Vec<EndgameTables>, GenError> {
-    Ok(tables::open_subs(dirs, material)?)
+    Ok(tables::open_subs(dirs, material, None)?)
+}
+
+/// The sub-endgames a build or a check of `m` reads. A build by pawn structure keeps the
+/// DTM its five-man sub-endgames work out by one ply in files in the table directory: for
+/// KRPPKP those memos alone would take 25 GiB of memory.
+fn open_build_subs(m: &Material, opts: &GenOptions) -> Result<Vec<EndgameTables>, GenError> {
+    let memo_dir = uses_structures(m, opts).then_some(opts.dir.as_path());
+    Ok(tables::open_subs(opts.dirs(), m, memo_dir)?)
 }
 
 /// Builds every endgame of `plan(targets)` that is missing (or all with `force`); calls
@@ -244,7 +252,7 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
     let start = Instant::now();
     let index = EndgameIndex::new(&m);
     let layout = Layout::new(&index);
-    let mut opened = open_subs(opts.dirs(), &m)?;
+    let mut opened = open_build_subs(&m, opts)?;
     // The values solver reads its sub-endgames' results and mates at random, many times each:
     // held decompressed where memory allows beside its arrays, rather than decompressed again
     // block by block (zstd) as the block cache loses them.
@@ -252,8 +260,12 @@ pub fn build_endgame(material: &Material, opts: &GenOptions) -> Result<TableSumm
         .iter()
         .map(EndgameTables::results_and_dtm_bytes)
         .sum();
-    if !uses_bitmaps(&m, opts) && crate::memory::check(values_solver_bytes(&layout) + held).is_ok()
-    {
+    let solver_bytes = if uses_structures(&m, opts) {
+        structures::memory_bytes(&m)
+    } else {
+        values_solver_bytes(&layout)
+    };
+    if !uses_bitmaps(&m, opts) && crate::memory::check(solver_bytes + held).is_ok() {
         for t in &mut opened {
             t.hold_results_and_dtm()?;
         }
@@ -710,7 +722,11 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
         values_solver_bytes(&layout)
     };
     crate::memory::check(memory).map_err(|e| refuse(format!("memory: {e}")))?;
-    let disk = disk_bytes(&index, uses_bitmaps(&m, opts) || uses_structures(&m, opts));
+    let disk = if uses_structures(&m, opts) {
+        disk_bytes(&index, true) + structures::memo_bytes(&m)
+    } else {
+        disk_bytes(&index, uses_bitmaps(&m, opts))
+    };
     let free = fs4::available_space(dir).map_err(|e| GenError::Io(dir.to_path_buf(), e))?;
     if disk > free {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
@@ -732,7 +748,8 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
 /// 1.4 bytes an entry). The values solver leaves DTZ and DTZ50 uncompressed until the WDL file
 /// is written (`write_compact`): up to two bytes a value each, beside the compressed files.
 /// A build by pawn structure keeps its units compressed beside the files it writes (KRPKR's:
-/// 42-45 MB a unit of 2^26 entries) and is counted as a bitmap build (`block_wise`).
+/// 42-45 MB a unit of 2^26 entries) and is counted as a bitmap build (`block_wise`), plus its
+/// sub-endgames' DTM memos (`structures::memo_bytes`).
 fn disk_bytes(index: &EndgameIndex, block_wise: bool) -> u64 {
     let entries: u64 = index.stored_halves().iter().map(|&h| index.size(h)).sum();
     entries * if block_wise { 3 } else { 5 }
@@ -780,7 +797,7 @@ fn verify_tables(
 /// successors (sub-tables from any of `opts`'s directories).
 pub fn verify_endgame(opts: &GenOptions, material: &Material) -> Result<VerifyReport, GenError> {
     let m = material.canonical().0;
-    let subs = open_subs(opts.dirs(), &m)?;
+    let subs = open_build_subs(&m, opts)?;
     opts.progress.set_message(format!("{m} verify"));
     verify_tables(&opts.dir, &m, &subs, &opts.progress)
 }

@@ -171,7 +171,7 @@ pub fn recompress(dir: &Path, material: &Material) -> Result<Option<Converted>, 
 
 /// The tables of the sub-endgames of `m` in `dir`, None unless all are there.
 fn sub_endgames(dir: &Path, m: &Material) -> Option<Vec<EndgameTables>> {
-    crate::egtb::play::tables::open_subs(std::iter::once(dir), m).ok()
+    crate::egtb::play::tables::open_subs(std::iter::once(dir), m, None).ok()
 }
 
 /// Legal entries of `index` and how many of them `differs` (given a scratch position).

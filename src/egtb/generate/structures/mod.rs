@@ -146,10 +146,10 @@ pub fn plan(m: &Material) -> Vec<UnitPlan> {
     out
 }
 
-/// Bytes a unit's solve holds an entry of its own at most: DTM's and DTZ's init together (a
-/// 2-byte value and a 1-byte count each), later DTM's values and DTZ's beside DTZ50's init,
-/// then the three metrics' codes with the unit's file compressed beside them.
-const BYTES_PER_UNIT_ENTRY: u64 = 8;
+/// Bytes a unit's solve holds an entry of its own at most, in quarters: DTM's and DTZ's init
+/// together (a 2-byte value and a 1-byte count each) and the two bits a wave's frontiers take;
+/// each metric goes to the unit's file as soon as it is solved (`store::UnitWriter`).
+const QUARTER_BYTES_PER_UNIT_ENTRY: u64 = 25;
 
 /// Entries (both halves) of the largest unit of `m`'s plan.
 pub fn largest_unit(m: &Material) -> u64 {
@@ -162,10 +162,18 @@ pub fn largest_unit(m: &Material) -> u64 {
 }
 
 /// Bytes of memory a build of `m` by pawn structure takes at most: its largest unit's solve,
-/// the targets' runs held decompressed, the block cache through which the sub-endgames are
-/// read, and the DTM values of the side a five-man sub-endgame leaves out, kept as they are
-/// worked out (`EndgameTables::remember_dtm`, 2 bytes an entry of that side).
+/// the targets' runs held decompressed and the block cache through which the sub-endgames are
+/// read.
 pub fn memory_bytes(m: &Material) -> u64 {
+    QUARTER_BYTES_PER_UNIT_ENTRY * largest_unit(m) / 4
+        + CACHE_BYTES
+        + crate::egtb::cache_bytes() as u64
+}
+
+/// Bytes of disk the DTM memos of a build of `m` take at most: the values of the side a
+/// five-man sub-endgame leaves out, kept as they are worked out (`EndgameTables::remember_dtm`,
+/// 2 bytes an entry of that side, in a file beside the tables).
+pub fn memo_bytes(m: &Material) -> u64 {
     // The sub-endgames `play::tables::open_subs` opens whose DTM keeps one side, and theirs.
     let one_side = crate::egtb::play::tables::DTM_ONE_SIDE_MEN;
     let mut seen: Vec<Material> = Vec::new();
@@ -176,17 +184,12 @@ pub fn memory_bytes(m: &Material) -> u64 {
             seen.push(s);
         }
     }
-    let remembered: u64 = seen
-        .iter()
+    seen.iter()
         .map(|s| {
             let index = EndgameIndex::new(s);
             2 * Half::BOTH.iter().map(|&h| index.size(h)).max().unwrap_or(0)
         })
-        .sum();
-    BYTES_PER_UNIT_ENTRY * largest_unit(m)
-        + CACHE_BYTES
-        + crate::egtb::cache_bytes() as u64
-        + remembered
+        .sum()
 }
 
 /// The units that the pawn moves of `unit`'s positions reach (by `by_variant`).
@@ -408,8 +411,29 @@ pub fn solve_units(
         dtm_targets.check()?;
         // The waves never ask a push's value: pushes are options of the init alone.
         let empty = Targets::open(0, &[], &units, index, &by_variant, open)?;
-        let dtm = solver(&layout, subs, Metric::Dtm, &empty).run(Some(dtm_start), &none);
+        let dtm = codes_of(solver(&layout, subs, Metric::Dtm, &empty).run(Some(dtm_start), &none));
         times.dtm += t.elapsed().as_secs_f64();
+        // Each metric goes to the unit's file as soon as it is solved.
+        let t = Instant::now();
+        let path = store::path(work, n);
+        let mut file = store::UnitWriter::create(&path, layout.run_len())?;
+        let mut ep = ep_entries(index, &layout, &dtm);
+        let mut max_raw = [0; 3];
+        let mut keep = |k: usize, codes: &[Vec<u16>; 2], ep: &mut [(usize, EpEntry)]| {
+            max_raw[k] = codes
+                .iter()
+                .flatten()
+                .map(|&c| to_file_value(METRICS[k], c).raw())
+                .max()
+                .unwrap_or(0);
+            for (at, e) in ep.iter_mut() {
+                e.codes[k] = codes[e.half as usize][*at];
+            }
+            file.add(codes)
+        };
+        keep(0, &dtm, &mut ep)?;
+        drop(dtm);
+        times.files += t.elapsed().as_secs_f64();
         let t = Instant::now();
         let dtz = solver(&layout, subs, Metric::Dtz, &empty).run(Some(dtz_start), &none);
         times.dtz += t.elapsed().as_secs_f64();
@@ -430,44 +454,40 @@ pub fn solve_units(
             t50.check()?;
         }
         let dtz = codes_of(dtz);
+        times.dtz50 += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        keep(1, &dtz, &mut ep)?;
+        times.files += t.elapsed().as_secs_f64();
         let dtz50 = if same {
-            dtz.clone()
+            dtz
         } else {
+            drop(dtz);
+            let t = Instant::now();
             let t50 = load(2)?;
             let dtz50 = solver(&layout, subs, Metric::Dtz50, &t50).run(None, &none);
             t50.check()?;
+            times.dtz50 += t.elapsed().as_secs_f64();
             codes_of(dtz50)
         };
-        times.dtz50 += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let codes = [codes_of(dtm), dtz, dtz50];
-        let facts = store::UnitFacts {
-            max_raw: [0, 1, 2].map(|k| {
-                codes[k]
-                    .iter()
-                    .flatten()
-                    .map(|&c| to_file_value(METRICS[k], c).raw())
-                    .max()
-                    .unwrap_or(0)
-            }),
-            dtz50_same: same,
-        };
-        let ep = ep_entries(index, &layout, &codes);
-        store::write(
-            &store::path(work, n),
+        keep(2, &dtz50, &mut ep)?;
+        file.finish(
+            &path,
             key,
-            layout.run_len(),
-            &codes,
-            facts,
-            &ep,
+            store::UnitFacts {
+                max_raw,
+                dtz50_same: same,
+            },
+            &ep.into_iter().map(|(_, e)| e).collect::<Vec<_>>(),
         )?;
         times.files += t.elapsed().as_secs_f64();
     }
     Ok(times)
 }
 
-/// The entries of a unit's e.p. positions in Nalimov's e.p. zone, with their codes.
-fn ep_entries(index: &EndgameIndex, layout: &Layout, codes: &[[Vec<u16>; 2]; 3]) -> Vec<EpEntry> {
+/// The entries of a unit's e.p. positions in Nalimov's e.p. zone, each with its place in the
+/// unit's layout (`dtm` tells the entries that hold a position), their codes still to fill.
+fn ep_entries(index: &EndgameIndex, layout: &Layout, dtm: &[Vec<u16>; 2]) -> Vec<(usize, EpEntry)> {
     let mut out = Vec::new();
     let Some(u) = layout.unit() else {
         return out;
@@ -476,9 +496,8 @@ fn ep_entries(index: &EndgameIndex, layout: &Layout, codes: &[[Vec<u16>; 2]; 3])
         return out;
     }
     for &h in index.stored_halves() {
-        let c = |k: usize, i: u64| codes[k][h as usize][i as usize];
         for idx in 0..layout.size(h) {
-            if c(0, idx) == CODE_NONE {
+            if dtm[h as usize][idx as usize] == CODE_NONE {
                 continue;
             }
             let pos = layout.decode_valid(h, idx);
@@ -488,13 +507,42 @@ fn ep_entries(index: &EndgameIndex, layout: &Layout, codes: &[[Vec<u16>; 2]; 3])
             // An e.p. position Nalimov's e.p. zone does not keep has no entry.
             if let Some((nh, ni)) = index.index_own(&pos) {
                 debug_assert_eq!(nh, h);
-                out.push(EpEntry {
-                    half: h,
-                    index: ni,
-                    codes: [c(0, idx), c(1, idx), c(2, idx)],
-                });
+                let codes = [0; 3];
+                out.push((
+                    idx as usize,
+                    EpEntry {
+                        half: h,
+                        index: ni,
+                        codes,
+                    },
+                ));
             }
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every six-man endgame with pawns builds by pawn structure in the 16 GiB of anonymous
+    /// memory a build may take: its largest unit's solve with the caches beside it.
+    #[test]
+    fn every_six_man_solve_with_pawns_fits_in_16_gib() {
+        let six: Vec<Material> = Material::all_up_to(6)
+            .into_iter()
+            .filter(|m| m.men() == 6 && m.has_pawns())
+            .collect();
+        assert_eq!(six.len(), 195);
+        let (most, largest) = six
+            .iter()
+            .map(|m| (memory_bytes(m), m.to_string()))
+            .max()
+            .expect("endgames");
+        assert!(most <= 16 << 30, "{largest}: {} MiB", most >> 20);
+        // The largest units, a lone pawn on one square and on its mirror image beside four
+        // other men (KRPKBN: 2^31 entries), take most of it.
+        assert!(most >= 12 << 30, "{largest}: {} MiB", most >> 20);
+    }
 }

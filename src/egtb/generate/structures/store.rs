@@ -11,7 +11,7 @@ use super::Variant;
 use crate::egtb::index::Half;
 use crate::egtb::material::Material;
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -61,63 +61,92 @@ pub struct UnitFacts {
     pub dtz50_same: bool,
 }
 
-/// Writes a solved unit: `codes[metric][half]` in layout order, `run_len` entries a run.
-pub fn write(
-    path: &Path,
-    key: u64,
+/// A unit's file being written, one metric at a time in `METRICS` order, each run compressed
+/// and written as it comes: a solve holds no more than the metric it has just finished. The
+/// header and the offsets, known only at the end, have their room kept at the start.
+pub struct UnitWriter {
+    tmp: PathBuf,
+    file: io::BufWriter<File>,
     run_len: u64,
-    codes: &[[Vec<u16>; 2]; 3],
-    facts: UnitFacts,
-    ep: &[EpEntry],
-) -> io::Result<()> {
-    let tmp = path.with_extension("part");
-    let mut f = io::BufWriter::new(File::create(&tmp)?);
-    let mut head = Vec::with_capacity(HEADER);
-    head.extend(MAGIC);
-    head.extend(key.to_le_bytes());
-    head.extend(run_len.to_le_bytes());
-    for m in facts.max_raw {
-        head.extend(m.to_le_bytes());
+    z: zstd::bulk::Compressor<'static>,
+    bytes: Vec<u8>,
+    /// The slices' offsets so far.
+    offsets: Vec<u64>,
+    at: u64,
+}
+
+impl UnitWriter {
+    /// Starts the file of the unit to be kept at `path`, `run_len` entries a run.
+    pub fn create(path: &Path, run_len: u64) -> io::Result<UnitWriter> {
+        let tmp = path.with_extension("part");
+        let mut file = io::BufWriter::new(File::create(&tmp)?);
+        let at = (HEADER + 8 * (SLICES + 1)) as u64;
+        file.seek(SeekFrom::Start(at))?;
+        let mut z = zstd::bulk::Compressor::new(1)?;
+        z.include_checksum(true)?;
+        Ok(UnitWriter {
+            tmp,
+            file,
+            run_len,
+            z,
+            bytes: Vec::new(),
+            offsets: Vec::with_capacity(SLICES + 1),
+            at,
+        })
     }
-    head.push(facts.dtz50_same as u8);
-    head.extend((ep.len() as u64).to_le_bytes());
-    // Compressed slices first, in memory a run at a time; their offsets are known after.
-    let mut frames: Vec<Vec<u8>> = Vec::with_capacity(SLICES);
-    let mut z = zstd::bulk::Compressor::new(1)?;
-    z.include_checksum(true)?;
-    let mut bytes = Vec::new();
-    for metric in codes {
-        for half in metric {
+
+    /// Adds the next metric's codes, `codes[half]` in layout order.
+    pub fn add(&mut self, codes: &[Vec<u16>; 2]) -> io::Result<()> {
+        let len = self.run_len as usize;
+        for half in codes {
             for k in 0..RUNS {
-                let run = &half[k * run_len as usize..(k + 1) * run_len as usize];
-                bytes.clear();
-                bytes.extend(run.iter().flat_map(|c| c.to_le_bytes()));
-                frames.push(z.compress(&bytes)?);
+                self.bytes.clear();
+                let run = &half[k * len..(k + 1) * len];
+                self.bytes.extend(run.iter().flat_map(|c| c.to_le_bytes()));
+                let frame = self.z.compress(&self.bytes)?;
+                self.file.write_all(&frame)?;
+                self.offsets.push(self.at);
+                self.at += frame.len() as u64;
             }
         }
+        Ok(())
     }
-    let mut at = (HEADER + 8 * (SLICES + 1)) as u64;
-    let mut offsets = Vec::with_capacity(8 * (SLICES + 1));
-    for fr in &frames {
-        offsets.extend(at.to_le_bytes());
-        at += fr.len() as u64;
-    }
-    offsets.extend(at.to_le_bytes());
-    f.write_all(&head)?;
-    f.write_all(&offsets)?;
-    for fr in &frames {
-        f.write_all(fr)?;
-    }
-    for e in ep {
-        f.write_all(&[e.half as u8])?;
-        f.write_all(&e.index.to_le_bytes())?;
-        for c in e.codes {
-            f.write_all(&c.to_le_bytes())?;
+
+    /// Writes what follows the three metrics and puts the file in its place: a unit done.
+    pub fn finish(
+        mut self,
+        path: &Path,
+        key: u64,
+        facts: UnitFacts,
+        ep: &[EpEntry],
+    ) -> io::Result<()> {
+        assert_eq!(self.offsets.len(), SLICES, "three metrics added");
+        self.offsets.push(self.at);
+        for e in ep {
+            self.file.write_all(&[e.half as u8])?;
+            self.file.write_all(&e.index.to_le_bytes())?;
+            for c in e.codes {
+                self.file.write_all(&c.to_le_bytes())?;
+            }
         }
+        let mut head = Vec::with_capacity(HEADER + 8 * (SLICES + 1));
+        head.extend(MAGIC);
+        head.extend(key.to_le_bytes());
+        head.extend(self.run_len.to_le_bytes());
+        for m in facts.max_raw {
+            head.extend(m.to_le_bytes());
+        }
+        head.push(facts.dtz50_same as u8);
+        head.extend((ep.len() as u64).to_le_bytes());
+        for o in &self.offsets {
+            head.extend(o.to_le_bytes());
+        }
+        self.file.seek(SeekFrom::Start(0))?;
+        self.file.write_all(&head)?;
+        let f = self.file.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        std::fs::rename(&self.tmp, path)
     }
-    let f = f.into_inner().map_err(|e| e.into_error())?;
-    f.sync_all()?;
-    std::fs::rename(&tmp, path)
 }
 
 /// A unit's file opened for reading.

@@ -127,10 +127,17 @@ impl EndgameTables {
 
     /// Keeps the DTM values `dtm` works out by one ply, for a reader that asks for many of
     /// them (the generator's and the verifier's sub-endgames): 2 bytes an entry of the half
-    /// left out, taken from the system only where written.
-    pub fn remember_dtm(&mut self) -> Result<(), crate::memory::OutOfMemory> {
+    /// left out, taken from the system only where written; in a file in `in_file` where given
+    /// (`HugeArray::zeroed_in_file`), not in anonymous memory.
+    pub fn remember_dtm(&mut self, in_file: Option<&Path>) -> Result<(), TableError> {
         if let Some(h) = self.dtm_missing {
-            self.dtm_memo = Some(HugeArray::zeroed(self.index.size(h) as usize)?);
+            let len = self.index.size(h) as usize;
+            self.dtm_memo = Some(match in_file {
+                None => HugeArray::zeroed(len).map_err(|e| TableError::BadInput(e.to_string()))?,
+                Some(dir) => HugeArray::zeroed_in_file(len, dir).map_err(|e| {
+                    TableError::BadInput(format!("a memo in {}: {e}", dir.display()))
+                })?,
+            });
         }
         Ok(())
     }
@@ -547,10 +554,12 @@ fn decoded(file: &TableFile, metric: Metric, code: TbValue, result: Option<Wdl5>
 
 /// Opens the sub-endgames of `material`, each from the first of `dirs` that has it, and the
 /// sub-endgames of those whose DTM leaves a side out (`EndgameTables::dtm` works it out from
-/// their moves), with `remember_dtm`: all a build or a check of `material` reads.
+/// their moves), with `remember_dtm` (its memos in files in `memo_dir` where given): all a
+/// build or a check of `material` reads.
 pub fn open_subs<'a>(
     dirs: impl Iterator<Item = &'a Path> + Clone,
     material: &Material,
+    memo_dir: Option<&Path>,
 ) -> Result<Vec<EndgameTables>, TableError> {
     let mut out: Vec<EndgameTables> = Vec::new();
     let mut wanted: Vec<Material> = material.sub_endgames();
@@ -574,8 +583,7 @@ pub fn open_subs<'a>(
         let mut t = found.ok_or_else(|| first.expect("at least one directory"))?;
         if t.dtm_missing().is_some() {
             wanted.extend(m.sub_endgames());
-            t.remember_dtm()
-                .map_err(|e| TableError::BadInput(e.to_string()))?;
+            t.remember_dtm(memo_dir)?;
         }
         out.push(t);
     }
