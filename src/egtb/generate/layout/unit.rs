@@ -10,7 +10,7 @@
 use crate::chess::attacks::pawn_attacks;
 use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::index::{Symmetry, TbPosition};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// No en-passant square in a variant.
 pub const NO_EP: u8 = 64;

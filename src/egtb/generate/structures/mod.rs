@@ -24,7 +24,7 @@ use crate::egtb::format::Metric;
 use crate::egtb::index::{EndgameIndex, Half, Symmetry, TbPosition};
 use crate::egtb::material::Material;
 pub use assemble::write_files;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -256,7 +256,7 @@ impl<'a> Targets<'a> {
     ) -> io::Result<Targets<'a>> {
         let mut t = Targets {
             metric,
-            units: HashMap::new(),
+            units: HashMap::default(),
             by_variant,
             slots: Vec::new(),
             failed: Mutex::new(None),
