@@ -68,18 +68,32 @@ pub fn write_files(
         blocks.sort_by_key(|(b, _)| b.start);
         let (main, _) = index.zones(h);
         let threads = rayon::current_num_threads();
-        let mut at = 0;
-        for batch in blocks.chunks(threads) {
-            let filled: Vec<io::Result<Block>> = batch
+        let fill_batch = |batch: &[(Range<u64>, usize)]| -> Vec<io::Result<Block>> {
+            batch
                 .par_iter()
                 .map(|(b, k)| fill(index, h, b.clone(), *k, &readers, &layouts))
-                .collect();
-            for (blk, (b, _)) in filled.into_iter().zip(batch) {
-                assert_eq!(b.start, at, "Nalimov's king blocks follow each other");
-                let blk = blk.map_err(io_err)?;
-                files.push(h, &blk.values[0], &blk.values[1], &blk.values[2])?;
-                at = b.end;
-            }
+                .collect()
+        };
+        let mut at = 0;
+        let batches: Vec<&[(Range<u64>, usize)]> = blocks.chunks(threads).collect();
+        let mut filled = batches.first().map(|b| fill_batch(b)).unwrap_or_default();
+        for (i, batch) in batches.iter().enumerate() {
+            // A batch is compressed and written while the next one is filled.
+            let next = batches.get(i + 1);
+            let (written, next_filled) = rayon::join(
+                || -> Result<(), GenError> {
+                    for (blk, (b, _)) in std::mem::take(&mut filled).into_iter().zip(*batch) {
+                        assert_eq!(b.start, at, "Nalimov's king blocks follow each other");
+                        let blk = blk.map_err(io_err)?;
+                        files.push(h, &blk.values[0], &blk.values[1], &blk.values[2])?;
+                        at = b.end;
+                    }
+                    Ok(())
+                },
+                || next.map(|b| fill_batch(b)).unwrap_or_default(),
+            );
+            written?;
+            filled = next_filled;
         }
         let size = index.size(h);
         assert_eq!(at, main.min(size), "the king blocks cover the main zone");

@@ -27,11 +27,13 @@ pub use assemble::write_files;
 use rustc_hash::FxHashMap as HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use store::EpEntry;
 
-/// Seconds spent on each metric's solves and on putting the values in Nalimov order.
+/// Seconds spent on each metric's solves and on writing the units' files, summed over the
+/// units (of which several may be solved at once: `concurrent_units`).
 #[derive(Default, Debug, Clone, Copy)]
 pub struct UnitTimes {
     pub dtm: f64,
@@ -161,13 +163,29 @@ pub fn largest_unit(m: &Material) -> u64 {
         .unwrap_or(0)
 }
 
-/// Bytes of memory a build of `m` by pawn structure takes at most: its largest unit's solve,
-/// the targets' runs held decompressed and the block cache through which the sub-endgames are
-/// read.
+/// Bytes of memory a build of `m` by pawn structure takes at most: the solves of its largest
+/// units, `concurrent_units` of them, each with its targets' runs held decompressed, and the
+/// block cache through which the sub-endgames are read.
 pub fn memory_bytes(m: &Material) -> u64 {
-    QUARTER_BYTES_PER_UNIT_ENTRY * largest_unit(m) / 4
-        + CACHE_BYTES
-        + crate::egtb::cache_bytes() as u64
+    concurrent_units(m) * unit_bytes(m) + crate::egtb::cache_bytes() as u64
+}
+
+/// Memory of one unit's solve in a build of `m`, at most.
+fn unit_bytes(m: &Material) -> u64 {
+    QUARTER_BYTES_PER_UNIT_ENTRY * largest_unit(m) / 4 + CACHE_BYTES
+}
+
+/// A build takes at most this much memory for its units at once.
+const UNITS_MEMORY_CAP: u64 = 15 << 30;
+
+/// Units of one level solved at once: one a thread, as many as `UNITS_MEMORY_CAP` and the
+/// memory free hold (at least one). Each unit's passes run on every thread too; several side
+/// by side fill the time its passes wait for each other (KRPKR's units alone: 184% of two
+/// cores).
+pub fn concurrent_units(m: &Material) -> u64 {
+    let one = unit_bytes(m);
+    let room = crate::memory::usable_bytes().map_or(UNITS_MEMORY_CAP, |u| u.min(UNITS_MEMORY_CAP));
+    (rayon::current_num_threads() as u64).min(room / one).max(1)
 }
 
 /// Bytes of disk the DTM memos of a build of `m` take at most: the values of the side a
@@ -354,7 +372,8 @@ pub fn work_dir(dir: &Path, m: &Material) -> PathBuf {
 
 /// Solves every unit of the endgame of `index` that `work` does not hold yet (`plan`), each
 /// read from and written to files only: the sub-endgames' tables, the files of the units its
-/// pawn moves reach, its own file. DTZ50 is solved on its own always with `full_dtz50`.
+/// pawn moves reach, its own file. The units of one level, which do not reach each other, are
+/// solved `concurrent_units` at a time. DTZ50 is solved on its own always with `full_dtz50`.
 pub fn solve_units(
     index: &EndgameIndex,
     subs: &SubTables,
@@ -362,30 +381,94 @@ pub fn solve_units(
     work: &Path,
     on_unit: &(dyn Fn(usize, usize) + Sync),
 ) -> io::Result<UnitTimes> {
+    use rayon::prelude::*;
     let m = index.material();
     let units = plan(&m);
-    let mut times = UnitTimes::default();
     let by_variant: HashMap<Variant, usize> = units
         .iter()
         .enumerate()
         .flat_map(|(u, p)| p.variants.iter().map(move |&v| (v, u)))
         .collect();
     std::fs::create_dir_all(work)?;
-    let none = |_: u32, _: u64| {};
-    let open = |u: usize| -> io::Result<store::UnitReader> {
-        let key = store::key(&m, u, &units[u].variants);
-        store::UnitReader::open(&store::path(work, u), key)?
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, format!("unit {u} not solved")))
+    let ctx = Context {
+        index,
+        subs,
+        full_dtz50,
+        work,
+        units: &units,
+        by_variant: &by_variant,
     };
+    let mut pending = Vec::new();
     for (n, unit) in units.iter().enumerate() {
-        on_unit(n, units.len());
         let key = store::key(&m, n, &unit.variants);
-        if store::UnitReader::open(&store::path(work, n), key)?.is_some() {
-            continue; // solved before the build was stopped
+        // A unit solved before the build was stopped is kept.
+        if store::UnitReader::open(&store::path(work, n), key)?.is_none() {
+            pending.push(n);
         }
-        let reached = targets(unit, &by_variant);
-        let load =
-            |metric: usize| Targets::open(metric, &reached, &units, index, &by_variant, open);
+    }
+    let at_once = concurrent_units(&m) as usize;
+    let times = Mutex::new(UnitTimes::default());
+    let done = std::sync::atomic::AtomicUsize::new(units.len() - pending.len());
+    let mut rest = &pending[..];
+    while let Some(&first) = rest.first() {
+        let level = level_of(&units[first].variants[0]);
+        let same = rest
+            .iter()
+            .take_while(|&&n| level_of(&units[n].variants[0]) == level)
+            .count();
+        let (this, next) = rest.split_at(same);
+        for batch in this.chunks(at_once) {
+            batch.par_iter().try_for_each(|&n| -> io::Result<()> {
+                let t = ctx.solve(n)?;
+                let mut all = lock(&times);
+                all.dtm += t.dtm;
+                all.dtz += t.dtz;
+                all.dtz50 += t.dtz50;
+                all.files += t.files;
+                drop(all);
+                on_unit(done.fetch_add(1, Relaxed) + 1, units.len());
+                Ok(())
+            })?;
+        }
+        rest = next;
+    }
+    Ok(times.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// What every unit's solve of one build reads.
+struct Context<'a> {
+    index: &'a EndgameIndex,
+    subs: &'a SubTables,
+    full_dtz50: bool,
+    work: &'a Path,
+    units: &'a [UnitPlan],
+    by_variant: &'a HashMap<Variant, usize>,
+}
+
+impl Context<'_> {
+    /// Solves unit `n`, whose targets are solved, and writes its file.
+    fn solve(&self, n: usize) -> io::Result<UnitTimes> {
+        let Context {
+            index,
+            subs,
+            full_dtz50,
+            work,
+            units,
+            by_variant,
+        } = *self;
+        let m = index.material();
+        let unit = &units[n];
+        let key = store::key(&m, n, &unit.variants);
+        let mut times = UnitTimes::default();
+        let none = |_: u32, _: u64| {};
+        let open = |u: usize| -> io::Result<store::UnitReader> {
+            let key = store::key(&m, u, &units[u].variants);
+            store::UnitReader::open(&store::path(work, u), key)?.ok_or_else(|| {
+                io::Error::new(io::ErrorKind::NotFound, format!("unit {u} not solved"))
+            })
+        };
+        let reached = targets(unit, by_variant);
+        let load = |metric: usize| Targets::open(metric, &reached, units, index, by_variant, open);
         let layout = Layout::of_unit(index, Unit::new(unit.variants.clone()));
         let codes_of = |work: Work| -> [Vec<u16>; 2] {
             work.map(|h| {
@@ -410,7 +493,7 @@ pub fn solve_units(
             solver(&layout, subs, Metric::Dtm, &dtm_targets).init_dtm_dtz();
         dtm_targets.check()?;
         // The waves never ask a push's value: pushes are options of the init alone.
-        let empty = Targets::open(0, &[], &units, index, &by_variant, open)?;
+        let empty = Targets::open(0, &[], units, index, by_variant, open)?;
         let dtm = codes_of(solver(&layout, subs, Metric::Dtm, &empty).run(Some(dtm_start), &none));
         times.dtm += t.elapsed().as_secs_f64();
         // Each metric goes to the unit's file as soon as it is solved.
@@ -481,8 +564,8 @@ pub fn solve_units(
             &ep.into_iter().map(|(_, e)| e).collect::<Vec<_>>(),
         )?;
         times.files += t.elapsed().as_secs_f64();
+        Ok(times)
     }
-    Ok(times)
 }
 
 /// The entries of a unit's e.p. positions in Nalimov's e.p. zone, each with its place in the
