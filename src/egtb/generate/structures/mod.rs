@@ -10,7 +10,10 @@
 //!
 //! A unit's memory is that of its own positions, not the endgame's: KBBKNP's largest unit (a
 //! black pawn on one square and on its mirror image) has 1.06 G entries, a sixth of the
-//! endgame.
+//! endgame. Each metric goes to the unit's file as soon as it is solved, so a solve holds 6.25
+//! bytes an entry at most; the DTM its five-man sub-endgames work out by one ply is kept in
+//! files (page cache, not anonymous memory: KRPPKP's would be 25 GiB). Units of one level that
+//! fit in memory together are solved side by side.
 
 mod assemble;
 mod store;
@@ -627,5 +630,54 @@ mod tests {
         // The largest units, a lone pawn on one square and on its mirror image beside four
         // other men (KRPKBN: 2^31 entries), take most of it.
         assert!(most >= 12 << 30, "{largest}: {} MiB", most >> 20);
+    }
+
+    /// A build stopped between units goes on from the units done: a unit whose file is
+    /// missing (a kill in the middle of its write leaves only a `.part`) is solved again to
+    /// the same bytes, and no other is; a damaged unit file is refused by name.
+    #[test]
+    fn a_stopped_build_solves_only_the_missing_units() {
+        use crate::egtb::generate::{gentb, GenOptions};
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let kpkp = Material::parse("KPKP").expect("material");
+        let opts = GenOptions {
+            verify: false,
+            ..GenOptions::new(dir.path())
+        };
+        gentb(&kpkp.sub_endgames(), &opts, &mut |_| {}).expect("sub-endgames");
+        let index = EndgameIndex::new(&kpkp);
+        let tables = crate::egtb::play::tables::open_subs(std::iter::once(dir.path()), &kpkp, None)
+            .expect("sub-endgames open");
+        let subs = SubTables::new(&kpkp, tables);
+        let work = dir.path().join("units");
+        let solved = std::sync::atomic::AtomicUsize::new(0);
+        let count = |_: usize, _: usize| {
+            solved.fetch_add(1, Relaxed);
+        };
+        solve_units(&index, &subs, false, &work, &count).expect("units");
+        let units = plan(&kpkp).len();
+        assert!(units > 2, "{units} units");
+        assert_eq!(solved.swap(0, Relaxed), units);
+        let files: Vec<Vec<u8>> = (0..units)
+            .map(|n| std::fs::read(store::path(&work, n)).expect("unit file"))
+            .collect();
+        // Unit 1 is stopped in the middle of its write.
+        let one = store::path(&work, 1);
+        std::fs::remove_file(&one).expect("remove");
+        std::fs::write(one.with_extension("part"), &files[1][..100]).expect("part");
+        solve_units(&index, &subs, false, &work, &count).expect("units resumed");
+        assert_eq!(solved.swap(0, Relaxed), 1);
+        for (n, bytes) in files.iter().enumerate() {
+            assert_eq!(
+                &std::fs::read(store::path(&work, n)).expect("unit"),
+                bytes,
+                "unit {n}"
+            );
+        }
+        // A unit file cut short is an error that names it, not a unit taken as done.
+        let last = store::path(&work, units - 1);
+        std::fs::write(&last, &files[units - 1][..files[units - 1].len() - 1]).expect("cut");
+        let e = solve_units(&index, &subs, false, &work, &count).expect_err("damaged unit");
+        assert!(e.to_string().contains(&last.display().to_string()), "{e}");
     }
 }
