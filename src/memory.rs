@@ -314,14 +314,17 @@ impl<T: Zeroable> HugeArray<T> {
             .write(true)
             .create_new(true)
             .open(&path)?;
-        let mapped = file.set_len(bytes as u64).and_then(|()| {
-            // SAFETY: the file was created here (`create_new`) and is unlinked below before
-            // anything else runs, so no other handle to it is open or can be opened by name:
-            // nothing but this mapping changes its bytes, and it never shrinks.
-            unsafe { memmap2::MmapMut::map_mut(&file) }
-        });
+        let mapped = (bytes > 0)
+            .then(|| {
+                file.set_len(bytes as u64)?;
+                // SAFETY: the file was created here (`create_new`) and is unlinked below before
+                // anything else runs, so no other handle to it is open or can be opened by
+                // name: nothing but this mapping changes its bytes, and it never shrinks.
+                unsafe { memmap2::MmapMut::map_mut(&file) }
+            })
+            .transpose();
         std::fs::remove_file(&path)?;
-        let map = if bytes == 0 { None } else { Some(mapped?) };
+        let map = mapped?;
         Ok(HugeArray {
             map,
             len,

@@ -46,6 +46,15 @@ pub struct UnitTimes {
     pub files: f64,
 }
 
+impl std::ops::AddAssign for UnitTimes {
+    fn add_assign(&mut self, t: UnitTimes) {
+        self.dtm += t.dtm;
+        self.dtz += t.dtz;
+        self.dtz50 += t.dtz50;
+        self.files += t.files;
+    }
+}
+
 /// The metrics a unit solves, in order: DTZ50 of a unit reads its targets' DTZ50.
 pub const METRICS: [Metric; 3] = [Metric::Dtm, Metric::Dtz, Metric::Dtz50];
 
@@ -423,12 +432,7 @@ pub fn solve_units(
         for batch in this.chunks(at_once) {
             batch.par_iter().try_for_each(|&n| -> io::Result<()> {
                 let t = ctx.solve(n)?;
-                let mut all = lock(&times);
-                all.dtm += t.dtm;
-                all.dtz += t.dtz;
-                all.dtz50 += t.dtz50;
-                all.files += t.files;
-                drop(all);
+                *lock(&times) += t;
                 on_unit(done.fetch_add(1, Relaxed) + 1, units.len());
                 Ok(())
             })?;
