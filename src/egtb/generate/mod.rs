@@ -39,6 +39,7 @@ pub mod layout;
 mod memory;
 mod move_counts;
 pub mod moves;
+mod pool;
 pub mod recompress;
 pub mod solve;
 mod structures;

@@ -21,6 +21,7 @@ use super::moves::{
     for_each_move, for_each_pawn_push, for_each_unmove, for_each_unmove_set, in_check, FrameMover,
     Legality, MoveClass, NONE,
 };
+use super::pool::Pool;
 use crate::chess::{Bitboard, Color, PieceType, Square};
 use crate::egtb::format::plies::{
     self, backed, better, depth, dtm_plies, is_loss, is_win, loss, wdl_of, wdl_of_result, win,
@@ -393,15 +394,25 @@ pub struct Start {
 }
 
 impl Start {
-    fn alloc(layout: &Layout) -> Start {
+    fn alloc(layout: &Layout, pool: Option<&Pool>) -> Start {
         let mut start = Start {
             work: [None, None],
             counters: [None, None],
         };
         for h in Half::BOTH {
-            let n = layout.size(h);
-            start.work[h as usize] = Some((0..n).map(|_| AtomicU16::new(0)).collect());
-            start.counters[h as usize] = Some((0..n).map(|_| AtomicU8::new(0)).collect());
+            let n = layout.size(h) as usize;
+            let (values, counts) = match pool {
+                Some(p) => (
+                    p.values.take(n, || AtomicU16::new(0)),
+                    p.counts.take(n, || AtomicU8::new(0)),
+                ),
+                None => (
+                    (0..n).map(|_| AtomicU16::new(0)).collect(),
+                    (0..n).map(|_| AtomicU8::new(0)).collect(),
+                ),
+            };
+            start.work[h as usize] = Some(values);
+            start.counters[h as usize] = Some(counts);
         }
         start
     }
@@ -429,6 +440,8 @@ pub struct Solver<'a> {
     /// structures its pawn moves lead to, solved before it. Every pawn move is then a terminal
     /// option, for DTM too, and no un-move of a pawn stays in the unit.
     pub pushes: Option<&'a dyn PushValues>,
+    /// Where the arrays come from and go back to, if not the system (`Pool`).
+    pool: Option<&'a Pool>,
 }
 
 /// The final working codes (without flags) of the positions pawn moves reach from a unit of
@@ -507,6 +520,15 @@ impl<'a> Solver<'a> {
             metric,
             pawn_wdl,
             pushes: None,
+            pool: None,
+        }
+    }
+
+    /// This solver with its arrays taken from `pool`, its counters given back there.
+    pub fn with_pool(self, pool: &'a Pool) -> Solver<'a> {
+        Solver {
+            pool: Some(pool),
+            ..self
         }
     }
 
@@ -633,7 +655,7 @@ impl<'a> Solver<'a> {
     }
 
     fn alloc(&self) -> Start {
-        Start::alloc(self.layout)
+        Start::alloc(self.layout, self.pool)
     }
 
     /// Calls `f(idx)` for every entry of half `h`, in parallel chunks.
@@ -696,6 +718,13 @@ impl<'a> Solver<'a> {
             None => self.init(),
         };
         self.waves(&start, false, on_pass);
+        if let Some(p) = self.pool {
+            start
+                .counters
+                .into_iter()
+                .flatten()
+                .for_each(|c| p.counts.put(c));
+        }
         start.work
     }
 

@@ -20,6 +20,7 @@ mod store;
 
 use super::layout::unit::{Unit, Variant, NO_EP};
 use super::layout::Layout;
+use super::pool::Pool;
 use super::solve::{max_depth, to_file_value, PushValues, Solver, SubTables, Work, RESOLVED};
 use crate::chess::{Color, PieceType};
 use crate::egtb::format::plies::{CODE_NONE, RULE50_PLIES};
@@ -30,7 +31,7 @@ pub use assemble::write_files;
 use rustc_hash::FxHashMap as HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU16, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use store::EpEntry;
@@ -409,6 +410,7 @@ pub fn solve_units(
         work,
         units: &units,
         by_variant: &by_variant,
+        pool: &Pool::default(),
     };
     let mut pending = Vec::new();
     for (n, unit) in units.iter().enumerate() {
@@ -450,6 +452,8 @@ struct Context<'a> {
     work: &'a Path,
     units: &'a [UnitPlan],
     by_variant: &'a HashMap<Variant, usize>,
+    /// The arrays of solves done, for the next.
+    pool: &'a Pool,
 }
 
 impl Context<'_> {
@@ -462,6 +466,7 @@ impl Context<'_> {
             work,
             units,
             by_variant,
+            pool,
         } = *self;
         let m = index.material();
         let unit = &units[n];
@@ -477,6 +482,7 @@ impl Context<'_> {
         let reached = targets(unit, by_variant);
         let load = |metric: usize| Targets::open(metric, &reached, units, index, by_variant, open);
         let layout = Layout::of_unit(index, Unit::new(unit.variants.clone()));
+        // In place (`AtomicU16` and `u16` are laid out alike): no array beside the solve's.
         let codes_of = |work: Work| -> [Vec<u16>; 2] {
             work.map(|h| {
                 h.expect("both halves")
@@ -484,6 +490,11 @@ impl Context<'_> {
                     .map(|a| a.into_inner() & !RESOLVED)
                     .collect()
             })
+        };
+        let give_back = |codes: [Vec<u16>; 2]| {
+            for c in codes {
+                pool.values.put(c.into_iter().map(AtomicU16::new).collect());
+            }
         };
         // DTM's and DTZ's init passes are one: a move's class and target serve both.
         let t = Instant::now();
@@ -493,15 +504,19 @@ impl Context<'_> {
             subs: &'b SubTables,
             metric: Metric,
             p: &'b Targets<'b>,
+            pool: &'b Pool,
         ) -> Solver<'b> {
-            Solver::new(layout, subs, metric, None).with_pushes(p)
+            Solver::new(layout, subs, metric, None)
+                .with_pushes(p)
+                .with_pool(pool)
         }
         let (dtm_start, dtz_start) =
-            solver(&layout, subs, Metric::Dtm, &dtm_targets).init_dtm_dtz();
+            solver(&layout, subs, Metric::Dtm, &dtm_targets, pool).init_dtm_dtz();
         dtm_targets.check()?;
         // The waves never ask a push's value: pushes are options of the init alone.
         let empty = Targets::open(0, &[], units, index, by_variant, open)?;
-        let dtm = codes_of(solver(&layout, subs, Metric::Dtm, &empty).run(Some(dtm_start), &none));
+        let dtm =
+            codes_of(solver(&layout, subs, Metric::Dtm, &empty, pool).run(Some(dtm_start), &none));
         times.dtm += t.elapsed().as_secs_f64();
         // Each metric goes to the unit's file as soon as it is solved.
         let t = Instant::now();
@@ -522,10 +537,10 @@ impl Context<'_> {
             file.add(codes)
         };
         keep(0, &dtm, &mut ep)?;
-        drop(dtm);
+        give_back(dtm);
         times.files += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let dtz = solver(&layout, subs, Metric::Dtz, &empty).run(Some(dtz_start), &none);
+        let dtz = solver(&layout, subs, Metric::Dtz, &empty, pool).run(Some(dtz_start), &none);
         times.dtz += t.elapsed().as_secs_f64();
         // DTZ50 is DTZ where nothing is deeper than 100 plies, the pushes reach units where
         // it is, and the sub-endgames' results the rule changes change no value here
@@ -538,7 +553,7 @@ impl Context<'_> {
         let mut same = !full_dtz50 && below_same && max_depth(&dtz) <= RULE50_PLIES;
         if same && !subs.rule50_clean() {
             let t50 = load(2)?;
-            same = solver(&layout, subs, Metric::Dtz50, &t50)
+            same = solver(&layout, subs, Metric::Dtz50, &t50, pool)
                 .dtz_holds_under_rule50(&dtz)
                 .is_some();
             t50.check()?;
@@ -551,16 +566,17 @@ impl Context<'_> {
         let dtz50 = if same {
             dtz
         } else {
-            drop(dtz);
+            give_back(dtz);
             let t = Instant::now();
             let t50 = load(2)?;
-            let dtz50 = solver(&layout, subs, Metric::Dtz50, &t50).run(None, &none);
+            let dtz50 = solver(&layout, subs, Metric::Dtz50, &t50, pool).run(None, &none);
             t50.check()?;
             times.dtz50 += t.elapsed().as_secs_f64();
             codes_of(dtz50)
         };
         let t = Instant::now();
         keep(2, &dtz50, &mut ep)?;
+        give_back(dtz50);
         file.finish(
             &path,
             key,
