@@ -399,20 +399,13 @@ impl Start {
             work: [None, None],
             counters: [None, None],
         };
+        // Without a pool, an empty one: its arrays come from the system.
+        let fresh = Pool::default();
+        let pool = pool.unwrap_or(&fresh);
         for h in Half::BOTH {
             let n = layout.size(h) as usize;
-            let (values, counts) = match pool {
-                Some(p) => (
-                    p.values.take(n, || AtomicU16::new(0)),
-                    p.counts.take(n, || AtomicU8::new(0)),
-                ),
-                None => (
-                    (0..n).map(|_| AtomicU16::new(0)).collect(),
-                    (0..n).map(|_| AtomicU8::new(0)).collect(),
-                ),
-            };
-            start.work[h as usize] = Some(values);
-            start.counters[h as usize] = Some(counts);
+            start.work[h as usize] = Some(pool.values.take(n, || AtomicU16::new(0)));
+            start.counters[h as usize] = Some(pool.counts.take(n, || AtomicU8::new(0)));
         }
         start
     }

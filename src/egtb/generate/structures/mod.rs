@@ -482,7 +482,8 @@ impl Context<'_> {
         let reached = targets(unit, by_variant);
         let load = |metric: usize| Targets::open(metric, &reached, units, index, by_variant, open);
         let layout = Layout::of_unit(index, Unit::new(unit.variants.clone()));
-        // In place (`AtomicU16` and `u16` are laid out alike): no array beside the solve's.
+        // `AtomicU16` and `u16` are laid out alike: std collects these in place, so neither
+        // conversion puts a second array beside the solve's.
         let codes_of = |work: Work| -> [Vec<u16>; 2] {
             work.map(|h| {
                 h.expect("both halves")
