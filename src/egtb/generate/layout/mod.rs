@@ -352,6 +352,13 @@ impl<'a> Layout<'a> {
         self.bk_weight
     }
 
+    /// In a unit's layout, the man of the last group where he is alone: the last digit is then
+    /// his square, and each 64 entries of a run one frame of the other men, him on every square.
+    pub fn unit_last_man(&self) -> Option<(Color, PieceType)> {
+        let g = self.groups.last()?;
+        (self.unit.is_some() && g.count == 1).then_some((g.color, g.kind))
+    }
+
     /// The kings of run `k` (`run_len`) of a unit's layout.
     pub fn run_kings(&self, k: usize) -> (Square, Square) {
         let mut d = [0u32; MAX_DIGITS];

@@ -6,6 +6,7 @@
 use super::store::{self, UnitReader, RUNS};
 use super::{plan, Unit, METRICS};
 use crate::chess::attacks::king_attacks;
+use crate::chess::Square;
 use crate::egtb::format::plies::CODE_NONE;
 use crate::egtb::format::TbValue;
 use crate::egtb::generate::final_files::FinalFiles;
@@ -131,22 +132,52 @@ fn fill(
             r.run(m, h, k, run)?;
         }
         let first = k as u64 * layout.run_len();
-        for (j, &c) in runs[0].iter().enumerate() {
-            if c == CODE_NONE {
-                continue;
-            }
-            let pos = layout.decode_valid(h, first + j as u64);
-            if pos.ep.is_some() {
-                continue; // in the e.p. zone, after the blocks
-            }
-            let (nh, ni) = frames
-                .index_own(index, &pos)
-                .expect("a valid entry has a Nalimov index");
+        let mut put = |j: usize, (nh, ni): (Half, u64)| {
             debug_assert_eq!(nh, h);
             let at = (ni - block.start) as usize;
             for (mm, v) in values.iter_mut().enumerate() {
                 v[at] = to_file_value(METRICS[mm], runs[mm][j]);
             }
+        };
+        let Some(man) = layout.unit_last_man() else {
+            for (j, &c) in runs[0].iter().enumerate() {
+                if c == CODE_NONE {
+                    continue;
+                }
+                let pos = layout.decode_valid(h, first + j as u64);
+                if pos.ep.is_some() {
+                    continue; // in the e.p. zone, after the blocks
+                }
+                let e = frames.index_own(index, &pos);
+                put(j, e.expect("a valid entry has a Nalimov index"));
+            }
+            continue;
+        };
+        // A frame of the other men at a time, numbered for all of the last man's squares at
+        // once: entry by entry, decoding and numbering took two thirds of writing KRPKR.
+        debug_assert_eq!(runs[0].len() % 64, 0);
+        for (f, frame) in runs[0].chunks_exact(64).enumerate() {
+            let on = frame
+                .iter()
+                .enumerate()
+                .filter(|&(_, &c)| c != CODE_NONE)
+                .fold(0u64, |b, (s, _)| b | 1 << s);
+            if on == 0 {
+                continue;
+            }
+            let j0 = f * 64;
+            let s0 = on.trailing_zeros() as usize;
+            let mut pos = layout.decode_valid(h, first + (j0 + s0) as u64);
+            if pos.ep.is_some() {
+                continue; // in the e.p. zone, after the blocks
+            }
+            pos.pieces[man.0.index()][man.1.index()].clear(Square(s0 as u8));
+            frames.index_own_each(index, &pos, man, on, |s, e| {
+                put(
+                    j0 + s.index(),
+                    e.expect("a valid entry has a Nalimov index"),
+                )
+            });
         }
     }
     Ok(Block { values })
