@@ -868,3 +868,101 @@ fn builds_with_a_source_date_are_byte_identical() {
     let now = build("epoch-none", None);
     assert!(now.iter().all(|(_, f)| created(f) > 1_700_000_000));
 }
+
+/// A run records each table it builds in `gentb.plan` (bytes and payload checksum of each
+/// file, as the files' headers give them), and `--plan` reads that record back: what is
+/// present, what is left, and the rates the estimates come from; a damaged record is an error,
+/// not overwritten.
+#[test]
+fn a_run_records_its_plan_and_the_plan_shows_what_is_left() {
+    let dir = temp_dir("plan");
+    let d = dir.to_str().unwrap();
+    let (code, _, err) = engine(&["gentb", "--men", "3", "--dir", d]);
+    assert_eq!(code, 0, "{err}");
+    let text = fs::read_to_string(dir.join("gentb.plan")).unwrap();
+    let built: Vec<&str> = text.lines().filter(|l| l.starts_with("built\t")).collect();
+    assert_eq!(built.len(), 5, "{text}");
+    for line in &built {
+        let f: Vec<&str> = line.split('\t').collect();
+        let m = Material::parse(f[1]).unwrap();
+        assert_ne!(
+            f[6], "-",
+            "verified builds record their verification: {line}"
+        );
+        let metrics = [Metric::Dtm, Metric::Dtz, Metric::Dtz50, Metric::Wdl];
+        for (metric, rec) in metrics.iter().zip(&f[7..11]) {
+            let path = dir.join(file_name(&m, *metric));
+            let t = TableFile::open(&path).unwrap();
+            let want = format!(
+                "{}:{:016x}",
+                fs::metadata(&path).unwrap().len(),
+                t.header().payload_hash
+            );
+            assert_eq!(*rec, want, "{line}");
+        }
+    }
+    let (code, out, err) = engine(&["gentb", "--plan", "--men", "4", "--dir", d]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("plan of 35 endgames"), "{out}");
+    assert!(
+        out.contains("5 present, 30 left in 30 units of work"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some("KQKQ")),
+        "{out}"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some("KQK")),
+        "{out}"
+    );
+    for solver in ["values:", "bitmaps:", "structures:"] {
+        assert!(out.contains(solver), "{out}");
+    }
+    // A pawnless six-man endgame goes to the bitmap solver, one with pawns to the structures'.
+    let (code, out, _) = engine(&["gentb", "--plan", "KBBKNN", "KRPPKR", "--dir", d]);
+    assert_eq!(code, 0);
+    let row = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .unwrap_or_else(|| panic!("{name} in {out}"))
+    };
+    let kbbknn = EndgameIndex::new(&Material::parse("KBBKNN").unwrap());
+    let size: u64 = kbbknn.stored_halves().iter().map(|&h| kbbknn.size(h)).sum();
+    assert_eq!(row("KBBKNN")[2], "bitmaps");
+    assert_eq!(row("KBBKNN")[3], size.to_string());
+    assert_eq!(row("KRPPKR")[2], "structures");
+    let units: Vec<usize> = row("KRPPKR")[4]
+        .split('/')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(units[0] == 0 && units[1] > 1, "{out}");
+    // Present tables are kept, and so is their record.
+    let (code, _, err) = engine(&["gentb", "--men", "3", "--dir", d]);
+    assert_eq!(code, 0, "{err}");
+    let again = fs::read_to_string(dir.join("gentb.plan")).unwrap();
+    assert_eq!(
+        again.lines().filter(|l| l.starts_with("built\t")).count(),
+        5
+    );
+    fs::write(
+        dir.join("gentb.plan"),
+        again.clone() + "built\tKQK\tnonsense\n",
+    )
+    .unwrap();
+    let (code, _, err) = engine(&["gentb", "--plan", "--men", "4", "--dir", d]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("gentb.plan") && err.contains("not a plan line"),
+        "{err}"
+    );
+    let (code, _, _) = engine(&["gentb", "--men", "3", "--dir", d]);
+    assert_ne!(code, 0);
+    assert!(fs::read_to_string(dir.join("gentb.plan"))
+        .unwrap()
+        .contains("nonsense"));
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -2,12 +2,12 @@
 //! display over the whole run (table k of N, an estimate of the time left) and over each table's
 //! passes and verification.
 
+use crate::egtb::generate::plan::{entries, Plan};
 use crate::egtb::generate::recompress::endgames_in;
 use crate::egtb::generate::{
     build_endgame, build_or_keep, check_resources, needs_build, plan, progress_style, table8,
     verify_endgame, Counting, GenError, GenOptions, Pulling, SolveTimes, TableSummary, TimesSink,
 };
-use crate::egtb::index::EndgameIndex;
 use crate::egtb::material::Material;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -20,9 +20,17 @@ pub struct GentbArgs {
     pub endgames: Vec<String>,
     /// Build every endgame of 3 to N men (kings included). On 2 cores: N=4, 35 tables, about
     /// 2.5 min and 39 MB; N=5, 145 tables, about 3 h of generation and 5 h of verification,
-    /// about 6 GB of disk, at most 4.5 GiB of memory.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=5))]
+    /// about 6 GB of disk, at most 4.5 GiB of memory; N=6: see `--plan`.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
     pub men: Option<u8>,
+    /// Only the endgames without pawns of those named or given by --men.
+    #[arg(long)]
+    pub pawnless: bool,
+    /// Print the plan of the run instead of running it: its endgames in order with their
+    /// solvers and units of work, what is done, and the time, disk and memory left, estimated
+    /// from the builds recorded in the directory (`gentb.plan`) or from reference builds.
+    #[arg(long, conflicts_with_all = ["verify", "bench", "recompress"])]
+    pub plan: bool,
     /// Directory of the table files (default: the engine's table directory). Created if
     /// missing.
     #[arg(long)]
@@ -79,6 +87,9 @@ fn targets(args: &GentbArgs) -> Result<Vec<Material>, GenError> {
     if let Some(n) = args.men {
         out.extend(Material::all_up_to(n).into_iter().filter(|m| m.men() > 2));
     }
+    if args.pawnless {
+        out.retain(|m| !m.has_pawns());
+    }
     Ok(out)
 }
 
@@ -90,12 +101,6 @@ fn pool(threads: Option<u16>) -> Result<rayon::ThreadPool, GenError> {
     builder
         .build()
         .map_err(|e| GenError::Io(PathBuf::from("thread pool"), std::io::Error::other(e)))
-}
-
-/// Entries of both stored halves: the unit of the whole run's progress.
-fn entries(m: &Material) -> u64 {
-    let index = EndgameIndex::new(m);
-    index.stored_halves().iter().map(|&h| index.size(h)).sum()
 }
 
 /// The progress display: one bar for the run, one for the table at work. Drawn on a terminal
@@ -138,6 +143,86 @@ impl Progress {
             eprintln!("gentb: {what}{left}");
         }
         self.run.set_message(what);
+    }
+}
+
+/// `--plan`: the steps left, one line each, the totals and the rates they come from.
+fn print_plan(plan: &Plan, dir: &std::path::Path) {
+    let gb = |b: f64| b / 1e9;
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let present = plan.steps.iter().filter(|st| st.present).count();
+    let left: Vec<_> = plan.steps.iter().filter(|st| !st.present).collect();
+    let units: usize = left.iter().map(|st| st.units - st.units_done).sum();
+    println!(
+        "plan of {} endgames in {}: {present} present, {} left in {units} units of work",
+        plan.steps.len(),
+        dir.display(),
+        left.len()
+    );
+    let rates = plan.rates();
+    let rate = |st: &crate::egtb::generate::plan::Step| {
+        rates
+            .iter()
+            .find(|r| r.solver == st.solver)
+            .expect("a rate for every solver")
+    };
+    if !left.is_empty() {
+        println!(
+            "{:>5}  {:<8} {:<10} {:>15} {:>11} {:>11} {:>11} {:>9} {:>11} {:>9}",
+            "order",
+            "endgame",
+            "solver",
+            "entries",
+            "units done",
+            "generation",
+            "verify",
+            "files",
+            "memory",
+            "disk"
+        );
+    }
+    for (k, st) in plan.steps.iter().enumerate().filter(|(_, st)| !st.present) {
+        let r = rate(st);
+        let e = st.entries as f64;
+        let share = 1.0 - st.units_done as f64 / st.units as f64;
+        println!(
+            "{:>5}  {:<8} {:<10} {:>15} {:>11} {:>11} {:>11} {:>6.2} GB {:>7.1} GiB {:>6.1} GB",
+            k + 1,
+            st.endgame.to_string(),
+            st.solver.name(),
+            st.entries,
+            format!("{}/{}", st.units_done, st.units),
+            humantime((r.generation * e * share) as u64),
+            humantime((r.verification * e) as u64),
+            gb(r.bytes * e),
+            gib(st.memory),
+            gb(st.disk as f64),
+        );
+    }
+    let (g, v, b) = plan.left(&rates);
+    let most =
+        |f: fn(&&crate::egtb::generate::plan::Step) -> u64| left.iter().map(f).max().unwrap_or(0);
+    println!(
+        "left: about {} of generation and {} of verification, {:.1} GB of files; one build needs at most {:.1} GiB of memory and {:.1} GB of free disk while it runs",
+        humantime(g as u64),
+        humantime(v as u64),
+        gb(b),
+        gib(most(|st| st.memory)),
+        gb(most(|st| st.disk) as f64),
+    );
+    if let Ok(free) = fs4::available_space(dir) {
+        println!("free disk in {}: {:.1} GB", dir.display(), gb(free as f64));
+    }
+    println!("estimated from, an index entry (both stored halves):");
+    for r in &rates {
+        println!(
+            "  {}: generation {:.3} us, verification {:.3} us, files {:.3} bytes; {}",
+            r.solver.name(),
+            r.generation * 1e6,
+            r.verification * 1e6,
+            r.bytes,
+            r.basis
+        );
     }
 }
 
@@ -191,7 +276,12 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     if args.verify {
         return verify(&list, &opts, &pool);
     }
-    let order = plan(&list);
+    let mut plan = Plan::new(&list, &opts)?;
+    if args.plan {
+        print_plan(&plan, &opts.dir);
+        return Ok(());
+    }
+    let order: Vec<Material> = plan.steps.iter().map(|st| st.endgame).collect();
     // The run's bar counts entries of the tables to build. Which ones is decided once: a
     // present table is found by opening it, which reads it whole for its checksum.
     let missing: Vec<bool> = order
@@ -202,6 +292,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     for (m, _) in order.iter().zip(&missing).filter(|(_, &b)| b) {
         check_resources(m, &opts)?;
     }
+    plan.write()?;
     let progress = Progress::new(
         order
             .iter()
@@ -225,6 +316,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         };
         if s.built {
             progress.run.inc(entries(m));
+            plan.built(k, &s, pool.current_num_threads())?;
         }
         progress.run.suspend(|| println!("{}", s.line()));
         done.push(s);

@@ -39,6 +39,7 @@ pub mod layout;
 mod memory;
 mod move_counts;
 pub mod moves;
+pub mod plan;
 mod pool;
 pub mod recompress;
 pub mod solve;
@@ -57,6 +58,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use layout::Layout;
 pub use memory::peak_memory_bytes;
 use memory::{reset_peak_memory, AnonPeak};
+pub use plan::order as plan;
 use rayon::prelude::*;
 use solve::{wdl_of_work, Solver, Start, SubTables, Wdl, Work};
 use std::path::{Path, PathBuf};
@@ -144,26 +146,6 @@ pub enum GenError {
         endgame: String,
         report: VerifyReport,
     },
-}
-
-/// The endgames to build for `targets`, each after every sub-endgame it needs (bare kings
-/// need no table).
-pub fn plan(targets: &[Material]) -> Vec<Material> {
-    fn visit(m: Material, out: &mut Vec<Material>) {
-        let m = m.canonical().0;
-        if m.men() <= 2 || out.contains(&m) {
-            return;
-        }
-        for s in m.sub_endgames() {
-            visit(s, out);
-        }
-        out.push(m);
-    }
-    let mut out = Vec::new();
-    for t in targets {
-        visit(*t, &mut out);
-    }
-    out
 }
 
 /// The first of `opts`'s directories that holds `m`'s three tables, valid.
@@ -704,8 +686,26 @@ pub fn uses_bitmaps(m: &Material, opts: &GenOptions) -> bool {
     crate::memory::check(values_solver_bytes(&Layout::new(&layout_index))).is_err()
 }
 
+/// Memory and disk (bytes) a build of `m` needs at most while it runs (estimates:
+/// `bitmaps::memory_bytes`, `structures::memory_bytes`, `disk_bytes`).
+pub fn build_needs(m: &Material, opts: &GenOptions) -> (u64, u64) {
+    let m = m.canonical().0;
+    let index = EndgameIndex::new(&m);
+    let layout = Layout::new(&index);
+    if uses_structures(&m, opts) {
+        (
+            structures::memory_bytes(&m),
+            disk_bytes(&index, true) + structures::memo_bytes(&m),
+        )
+    } else if uses_bitmaps(&m, opts) {
+        (bitmaps::memory_bytes(&layout, &m), disk_bytes(&index, true))
+    } else {
+        (values_solver_bytes(&layout), disk_bytes(&index, false))
+    }
+}
+
 /// Refuses, before anything is started, a build of `m` into `dir` that the memory or the disk
-/// present cannot hold (estimates: `bitmaps::memory_bytes`, `disk_bytes`).
+/// present cannot hold (`build_needs`).
 pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> {
     let m = m.canonical().0;
     let dir = opts.dir.as_path();
@@ -713,21 +713,8 @@ pub fn check_resources(m: &Material, opts: &GenOptions) -> Result<(), GenError> 
         endgame: m.to_string(),
         what,
     };
-    let index = EndgameIndex::new(&m);
-    let layout = Layout::new(&index);
-    let memory = if uses_structures(&m, opts) {
-        structures::memory_bytes(&m)
-    } else if uses_bitmaps(&m, opts) {
-        bitmaps::memory_bytes(&layout, &m)
-    } else {
-        values_solver_bytes(&layout)
-    };
+    let (memory, disk) = build_needs(&m, opts);
     crate::memory::check(memory).map_err(|e| refuse(format!("memory: {e}")))?;
-    let disk = if uses_structures(&m, opts) {
-        disk_bytes(&index, true) + structures::memo_bytes(&m)
-    } else {
-        disk_bytes(&index, uses_bitmaps(&m, opts))
-    };
     let free = fs4::available_space(dir).map_err(|e| GenError::Io(dir.to_path_buf(), e))?;
     if disk > free {
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;

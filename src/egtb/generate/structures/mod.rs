@@ -383,6 +383,24 @@ pub fn work_dir(dir: &Path, m: &Material) -> PathBuf {
     dir.join(format!(".{m}.units"))
 }
 
+/// The units of a build of `m` into `dir`, and how many of them its work directory holds
+/// done (read by their headers alone).
+pub fn units_done(dir: &Path, m: &Material) -> io::Result<(usize, usize)> {
+    let units = plan(m);
+    let work = work_dir(dir, m);
+    if !work.is_dir() {
+        return Ok((units.len(), 0));
+    }
+    let mut done = 0;
+    for (n, unit) in units.iter().enumerate() {
+        let key = store::key(m, n, &unit.variants);
+        if store::UnitReader::open(&store::path(&work, n), key)?.is_some() {
+            done += 1;
+        }
+    }
+    Ok((units.len(), done))
+}
+
 /// Solves every unit of the endgame of `index` that `work` does not hold yet (`plan`), each
 /// read from and written to files only: the sub-endgames' tables, the files of the units its
 /// pawn moves reach, its own file. The units of one level, which do not reach each other, are
