@@ -636,7 +636,12 @@ fn gentb_refuses_what_it_cannot_do() {
             vec!["gentb", "KRK", "--threads", "0", "--dir", dir_arg],
             "--threads",
         ),
-        (vec!["gentb", "--men", "6", "--dir", dir_arg], "--men"),
+        (vec!["gentb", "--men", "8", "--dir", dir_arg], "--men"),
+        (
+            vec!["gentb", "KRBNKRB", "--dir", dir_arg],
+            "cannot be built here",
+        ),
+        (vec!["gentb", "--machines", "4", "KRK"], "--plan"),
         (
             vec!["gentb", "KXK", "--dir", dir_arg],
             "not an endgame name",

@@ -2,7 +2,7 @@
 //! display over the whole run (table k of N, an estimate of the time left) and over each table's
 //! passes and verification.
 
-use crate::egtb::generate::plan::{entries, Plan};
+use crate::egtb::generate::plan::{entries, simulate, Plan};
 use crate::egtb::generate::recompress::endgames_in;
 use crate::egtb::generate::{
     build_endgame, build_or_keep, check_resources, needs_build, plan, progress_style, table8,
@@ -21,7 +21,7 @@ pub struct GentbArgs {
     /// Build every endgame of 3 to N men (kings included). On 2 cores: N=4, 35 tables, about
     /// 2.5 min and 39 MB; N=5, 145 tables, about 3 h of generation and 5 h of verification,
     /// about 6 GB of disk, at most 4.5 GiB of memory; N=6: see `--plan`.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=6))]
+    #[arg(long, value_parser = clap::value_parser!(u8).range(3..=7))]
     pub men: Option<u8>,
     /// Only the endgames without pawns of those named or given by --men.
     #[arg(long)]
@@ -31,6 +31,11 @@ pub struct GentbArgs {
     /// from the builds recorded in the directory (`gentb.plan`) or from reference builds.
     #[arg(long, conflicts_with_all = ["verify", "bench", "recompress"])]
     pub plan: bool,
+    /// With --plan: how long the units left would take on each of these numbers of machines
+    /// (e.g. 1,4,16,64), each running one unit at a time with all its cores, simulated from
+    /// the plan's estimates.
+    #[arg(long, requires = "plan", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub machines: Vec<u32>,
     /// Directory of the table files (default: the engine's table directory). Created if
     /// missing.
     #[arg(long)]
@@ -226,6 +231,28 @@ fn print_plan(plan: &Plan, dir: &std::path::Path) {
     }
 }
 
+/// `--machines`: the plan's units run on each number of machines, simulated.
+fn print_simulation(plan: &Plan, machines: &[u32]) {
+    if machines.is_empty() {
+        return;
+    }
+    let jobs = plan.jobs(&plan.rates());
+    println!(
+        "simulated on N machines, {} units of work (each machine one unit at a time with its cores, at the rates above):",
+        jobs.iter().filter(|j| j.seconds > 0.0).count()
+    );
+    for &n in machines {
+        let s = simulate(&jobs, n as usize);
+        println!(
+            "  N = {n}: {} (lower bounds: the longest chain of units {}, the work shared {}); machines busy {:.0}%",
+            humantime(s.finish as u64),
+            humantime(s.chain as u64),
+            humantime(s.shared as u64),
+            100.0 * s.busy()
+        );
+    }
+}
+
 fn humantime(secs: u64) -> String {
     match secs {
         s if s < 120 => format!("{s} s"),
@@ -279,6 +306,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     let mut plan = Plan::new(&list, &opts)?;
     if args.plan {
         print_plan(&plan, &opts.dir);
+        print_simulation(&plan, &args.machines);
         return Ok(());
     }
     let order: Vec<Material> = plan.steps.iter().map(|st| st.endgame).collect();

@@ -161,6 +161,15 @@ pub fn plan(m: &Material) -> Vec<UnitPlan> {
     out
 }
 
+/// The pawn level and entries (both halves) of each unit of `m`'s plan, in its order.
+pub fn unit_sizes(m: &Material) -> Vec<(u8, u64)> {
+    let per = variant_entries(m);
+    plan(m)
+        .iter()
+        .map(|u| (level_of(&u.variants[0]), u.variants.len() as u64 * per))
+        .collect()
+}
+
 /// Bytes a unit's solve holds an entry of its own at most, in quarters: DTM's and DTZ's init
 /// together (a 2-byte value and a 1-byte count each) and the two bits a wave's frontiers take;
 /// each metric goes to the unit's file as soon as it is solved (`store::UnitWriter`).
