@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The record's file name in the table directory.
-pub const PLAN_FILE: &str = "gentb.plan";
+const PLAN_FILE: &str = "gentb.plan";
 
 /// The four files of an endgame, in the record's order.
 const FILES: [Metric; 4] = [Metric::Dtm, Metric::Dtz, Metric::Dtz50, Metric::Wdl];
@@ -57,7 +57,7 @@ pub enum Solver {
 }
 
 impl Solver {
-    pub const ALL: [Solver; 3] = [Solver::Values, Solver::Bitmaps, Solver::Structures];
+    const ALL: [Solver; 3] = [Solver::Values, Solver::Bitmaps, Solver::Structures];
 
     pub fn of(m: &Material, opts: &GenOptions) -> Solver {
         if uses_structures(m, opts) {
@@ -143,7 +143,7 @@ impl Record {
         })
     }
 
-    pub fn bytes(&self) -> u64 {
+    fn bytes(&self) -> u64 {
         self.files.iter().map(|f| f.0).sum()
     }
 }
@@ -260,10 +260,6 @@ impl Plan {
             steps,
             records,
         })
-    }
-
-    pub fn record_of(&self, m: &Material) -> Option<&Record> {
-        self.records.iter().find(|r| r.endgame == *m)
     }
 
     /// Records the build `s` of step `k` (its files in the plan's directory) and writes the
