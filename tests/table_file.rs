@@ -945,13 +945,28 @@ fn a_run_records_its_plan_and_the_plan_shows_what_is_left() {
         .map(|n| n.parse().unwrap())
         .collect();
     assert!(units[0] == 0 && units[1] > 1, "{out}");
+    // A build without verification records none; a later --verify records its time.
+    let verification = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("built\tKQKR\t"))
+            .map(|l| l.split('\t').nth(6).unwrap().to_string())
+    };
+    let (code, _, err) = engine(&["gentb", "KQKR", "--no-verify", "--dir", d]);
+    assert_eq!(code, 0, "{err}");
+    let text = fs::read_to_string(dir.join("gentb.plan")).unwrap();
+    assert_eq!(verification(&text).as_deref(), Some("-"), "{text}");
+    let (code, _, err) = engine(&["gentb", "KQKR", "--verify", "--dir", d]);
+    assert_eq!(code, 0, "{err}");
+    let text = fs::read_to_string(dir.join("gentb.plan")).unwrap();
+    let seconds: f64 = verification(&text).unwrap().parse().unwrap();
+    assert!(seconds >= 0.0, "{text}");
     // Present tables are kept, and so is their record.
     let (code, _, err) = engine(&["gentb", "--men", "3", "--dir", d]);
     assert_eq!(code, 0, "{err}");
     let again = fs::read_to_string(dir.join("gentb.plan")).unwrap();
     assert_eq!(
         again.lines().filter(|l| l.starts_with("built\t")).count(),
-        5
+        6
     );
     fs::write(
         dir.join("gentb.plan"),

@@ -301,7 +301,8 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     }
     let pool = pool(args.threads)?;
     if args.verify {
-        return verify(&list, &opts, &pool);
+        let mut plan = Plan::new(&list, &opts)?;
+        return verify(&list, &opts, &pool, &mut plan);
     }
     let mut plan = Plan::new(&list, &opts)?;
     if args.plan {
@@ -411,8 +412,14 @@ fn recompress(args: &GentbArgs, dir: &std::path::Path) -> Result<(), GenError> {
     Ok(())
 }
 
-/// `--verify`: checks each named endgame's present tables; stops at the first that fails.
-fn verify(list: &[Material], opts: &GenOptions, pool: &rayon::ThreadPool) -> Result<(), GenError> {
+/// `--verify`: checks each named endgame's present tables, recording the time of each sound one
+/// in the plan's record; stops at the first that fails.
+fn verify(
+    list: &[Material],
+    opts: &GenOptions,
+    pool: &rayon::ThreadPool,
+    plan: &mut Plan,
+) -> Result<(), GenError> {
     let progress = Progress::new(list.iter().map(entries).sum());
     let opts = GenOptions {
         progress: progress.table.clone(),
@@ -449,6 +456,7 @@ fn verify(list: &[Material], opts: &GenOptions, pool: &rayon::ThreadPool) -> Res
                 report: r,
             });
         }
+        plan.verified(m, t.elapsed().as_secs_f64() + r.earlier_seconds)?;
     }
     progress.table.finish_and_clear();
     progress.run.finish_and_clear();

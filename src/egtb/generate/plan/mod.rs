@@ -292,6 +292,18 @@ impl Plan {
         self.write()
     }
 
+    /// Records that `m`'s tables, built by a recorded run without verification, were verified
+    /// in `seconds` (all its runs together), and writes the plan's file; an endgame the record
+    /// does not hold is left out, since its generation was not timed.
+    pub fn verified(&mut self, m: &Material, seconds: f64) -> Result<(), GenError> {
+        let m = m.canonical().0;
+        match self.records.iter_mut().find(|r| r.endgame == m) {
+            Some(r) => r.verification = Some(seconds),
+            None => return Ok(()),
+        }
+        self.write()
+    }
+
     /// Writes the plan's file: every step in order with its state, then the records of
     /// endgames outside the plan; a new file renamed over the old one, so a kill leaves one or
     /// the other whole.
