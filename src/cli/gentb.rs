@@ -165,12 +165,6 @@ fn print_plan(plan: &Plan, dir: &std::path::Path) {
         left.len()
     );
     let rates = plan.rates();
-    let rate = |st: &crate::egtb::generate::plan::Step| {
-        rates
-            .iter()
-            .find(|r| r.solver == st.solver)
-            .expect("a rate for every solver")
-    };
     if !left.is_empty() {
         println!(
             "{:>5}  {:<8} {:<10} {:>15} {:>11} {:>11} {:>11} {:>9} {:>11} {:>9}",
@@ -187,9 +181,7 @@ fn print_plan(plan: &Plan, dir: &std::path::Path) {
         );
     }
     for (k, st) in plan.steps.iter().enumerate().filter(|(_, st)| !st.present) {
-        let r = rate(st);
-        let e = st.entries as f64;
-        let share = 1.0 - st.units_done as f64 / st.units as f64;
+        let c = st.cost(&rates);
         println!(
             "{:>5}  {:<8} {:<10} {:>15} {:>11} {:>11} {:>11} {:>6.2} GB {:>7.1} GiB {:>6.1} GB",
             k + 1,
@@ -197,21 +189,21 @@ fn print_plan(plan: &Plan, dir: &std::path::Path) {
             st.solver.name(),
             st.entries,
             format!("{}/{}", st.units_done, st.units),
-            humantime((r.generation * e * share) as u64),
-            humantime((r.verification * e) as u64),
-            gb(r.bytes * e),
+            humantime(c.generation as u64),
+            humantime(c.verification as u64),
+            gb(c.bytes),
             gib(st.memory),
             gb(st.disk as f64),
         );
     }
-    let (g, v, b) = plan.left(&rates);
+    let all = plan.left(&rates);
     let most =
         |f: fn(&&crate::egtb::generate::plan::Step) -> u64| left.iter().map(f).max().unwrap_or(0);
     println!(
         "left: about {} of generation and {} of verification, {:.1} GB of files; one build needs at most {:.1} GiB of memory and {:.1} GB of free disk while it runs",
-        humantime(g as u64),
-        humantime(v as u64),
-        gb(b),
+        humantime(all.generation as u64),
+        humantime(all.verification as u64),
+        gb(all.bytes),
         gib(most(|st| st.memory)),
         gb(most(|st| st.disk) as f64),
     );

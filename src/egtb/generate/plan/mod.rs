@@ -164,13 +164,27 @@ pub struct Step {
     pub disk: u64,
 }
 
+/// What a step left will take: seconds of generation (of its units not done) and of
+/// verification, and bytes of its files.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Cost {
+    pub generation: f64,
+    pub verification: f64,
+    pub bytes: f64,
+}
+
 impl Step {
-    /// The share of its generation still to do.
-    fn left(&self) -> f64 {
+    /// Its cost at `rates` (nothing if it is present).
+    pub fn cost(&self, rates: &[Rate]) -> Cost {
         if self.present {
-            0.0
-        } else {
-            1.0 - self.units_done as f64 / self.units as f64
+            return Cost::default();
+        }
+        let r = Rate::of(rates, self.solver);
+        let e = self.entries as f64;
+        Cost {
+            generation: r.generation * e * (1.0 - self.units_done as f64 / self.units as f64),
+            verification: r.verification * e,
+            bytes: r.bytes * e,
         }
     }
 }
@@ -185,6 +199,16 @@ pub struct Rate {
     pub bytes: f64,
     /// The builds the figures are taken from.
     pub basis: String,
+}
+
+impl Rate {
+    /// The rate of `solver` among `rates` (`Plan::rates` gives one for every solver).
+    fn of(rates: &[Rate], solver: Solver) -> &Rate {
+        rates
+            .iter()
+            .find(|r| r.solver == solver)
+            .expect("a rate for every solver")
+    }
 }
 
 /// A reference build with 2 threads on a 2-core machine: endgame, solver, seconds of
@@ -214,6 +238,10 @@ const REFERENCES: [Reference; 18] = [
     ("KQQQKB", Solver::Bitmaps, 509.6, Some(634.7), None),
     ("KRPKR", Solver::Structures, 175.8, Some(402.6), Some(144_455_433)),
 ];
+
+/// Of a build by structure's generation, the share of the writing of its tables from the
+/// units' files, which waits for every unit: KRPKR's 18.4-18.9 s of 170-181 s.
+const WRITING_SHARE: f64 = 0.1;
 
 /// The plan of a run and the record of what was built in its directory.
 pub struct Plan {
@@ -344,29 +372,17 @@ impl Plan {
             .collect()
     }
 
-    /// Seconds of generation and of verification, and bytes of files, that the steps not done
-    /// will take at `rates`.
-    pub fn left(&self, rates: &[Rate]) -> (f64, f64, f64) {
-        let mut out = (0.0, 0.0, 0.0);
-        for st in self.steps.iter().filter(|st| !st.present) {
-            let r = rates
-                .iter()
-                .find(|r| r.solver == st.solver)
-                .expect("a rate for every solver");
-            let e = st.entries as f64;
-            out.0 += r.generation * e * st.left();
-            out.1 += r.verification * e;
-            out.2 += r.bytes * e;
+    /// What the steps not done will take at `rates`, summed.
+    pub fn left(&self, rates: &[Rate]) -> Cost {
+        let mut out = Cost::default();
+        for c in self.steps.iter().map(|st| st.cost(rates)) {
+            out.generation += c.generation;
+            out.verification += c.verification;
+            out.bytes += c.bytes;
         }
         out
     }
-}
 
-/// Of a build by structure's generation, the share of the writing of its tables from the
-/// units' files, which waits for every unit: KRPKR's 18.4-18.9 s of 170-181 s.
-const WRITING_SHARE: f64 = 0.1;
-
-impl Plan {
     /// The units of work of the steps left, at `rates`, in an order that puts each after those
     /// it reads: an endgame after its sub-endgames; in a build by structure, each unit after
     /// the units of lower pawn levels (a pawn move only lowers the level), then the writing of
@@ -376,31 +392,29 @@ impl Plan {
         let mut jobs: Vec<Job> = Vec::new();
         let mut last: Vec<(Material, usize)> = Vec::new();
         for st in self.steps.iter().filter(|st| !st.present) {
-            let r = rates
-                .iter()
-                .find(|r| r.solver == st.solver)
-                .expect("a rate for every solver");
+            let cost = st.cost(rates);
+            // The whole endgame's generation, the units done included: they are left out
+            // below by their share.
+            let generation = Rate::of(rates, st.solver).generation * st.entries as f64;
             let subs: Vec<usize> = st
                 .endgame
                 .sub_endgames()
                 .iter()
                 .filter_map(|s| last.iter().find(|(m, _)| m == s).map(|&(_, j)| j))
                 .collect();
-            let verify = r.verification * st.entries as f64;
             if st.solver != Solver::Structures {
                 jobs.push(Job {
-                    seconds: r.generation * st.entries as f64 + verify,
+                    seconds: cost.generation + cost.verification,
                     after: subs,
                 });
             } else {
-                // Units of one level read the levels below: a level waits for a mark that
-                // stands for the whole level before it.
                 // Units count their layouts' entries, more than the index's: each unit's
-                // share of the endgame is its share of those.
+                // share of the endgame is its share of those. Units of one level read the
+                // levels below: a level waits for a mark that stands for the whole level
+                // before it.
                 let sizes = structures::unit_sizes(&st.endgame);
                 let layouts: u64 = sizes.iter().map(|&(_, e)| e).sum();
-                let solve = r.generation * (1.0 - WRITING_SHARE) * st.entries as f64
-                    / layouts.max(1) as f64;
+                let solve = generation * (1.0 - WRITING_SHARE) / layouts.max(1) as f64;
                 let mut before = subs;
                 let mut units: Vec<usize> = Vec::new();
                 let mut level = None;
@@ -424,7 +438,7 @@ impl Plan {
                 }
                 units.extend(before);
                 jobs.push(Job {
-                    seconds: r.generation * WRITING_SHARE * st.entries as f64 + verify,
+                    seconds: generation * WRITING_SHARE + cost.verification,
                     after: units,
                 });
             }
@@ -599,7 +613,8 @@ mod tests {
         let plan = Plan::new(&[m], &GenOptions::new(&dir)).unwrap();
         let rates = plan.rates();
         let jobs = plan.jobs(&rates);
-        let (g, v, _) = plan.left(&rates);
+        let left = plan.left(&rates);
+        let (g, v) = (left.generation, left.verification);
         let work: f64 = jobs.iter().map(|j| j.seconds).sum();
         assert!(
             (work - (g + v)).abs() < 1e-6 * work,
