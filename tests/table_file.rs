@@ -475,16 +475,24 @@ fn a_build_beyond_the_memory_is_refused_up_front() {
 }
 
 /// What killed builders left in a table directory (temporary files, staging directories) is
-/// removed by the next build there; what running processes (pid 1) have there is left alone.
+/// removed by the next build there; what running processes (pid 1) have there is left alone,
+/// and so is what another machine's builders have there (a shared directory), whose process
+/// ids say nothing here.
 #[cfg(target_os = "linux")]
 #[test]
 fn leftovers_of_killed_builders_are_removed() {
     let dir = temp_dir("stale");
+    let host = fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .replace(['/', '.'], "_");
     let stale = dir.join(".KQK.dtm.ftb.999999999.tmp"); // above Linux's pid_max
     let live = dir.join(".KQK.dtm.ftb.1.tmp");
     let stale_stage = dir.join(".staging.999999999.0");
-    let live_stage = dir.join(".staging.1.0");
-    for d in [&stale_stage, &live_stage] {
+    let stale_here = dir.join(format!(".staging.999999999.1.{host}"));
+    let other_host = dir.join(".staging.999999999.2.another-machine");
+    let live_stage = dir.join(format!(".staging.1.0.{host}"));
+    for d in [&stale_stage, &stale_here, &other_host, &live_stage] {
         fs::create_dir(d).unwrap();
         fs::write(d.join("KQK.dtm.ftb"), b"partial").unwrap();
     }
@@ -494,6 +502,14 @@ fn leftovers_of_killed_builders_are_removed() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(!stale.exists(), "stale temporary file left");
     assert!(!stale_stage.exists(), "stale staging directory left");
+    assert!(
+        !stale_here.exists(),
+        "stale staging directory of this host left"
+    );
+    assert!(
+        other_host.exists(),
+        "another machine's staging directory removed"
+    );
     assert!(live.exists(), "a running writer's file removed");
     assert!(
         live_stage.exists(),
@@ -520,7 +536,7 @@ fn a_kill_during_verification_leaves_no_table() {
             .iter()
             .all(|x| d.join(format!("KQKR.{x}.ftb")).is_file())
     };
-    // The staging directory of one table build: `.staging.<pid>.<n>`.
+    // The staging directory of one table build: `.staging.<pid>.<n>.<host>`.
     let prefix = format!(".staging.{}.", child.id());
     let staged = || {
         fs::read_dir(&dir).unwrap().flatten().find_map(|e| {

@@ -2,7 +2,7 @@
 //! display over the whole run (table k of N, an estimate of the time left) and over each table's
 //! passes and verification.
 
-use crate::egtb::generate::plan::{entries, simulate, Plan};
+use crate::egtb::generate::plan::{entries, here, simulate, Plan};
 use crate::egtb::generate::recompress::endgames_in;
 use crate::egtb::generate::{
     build_endgame, build_or_keep, check_resources, needs_build, plan, progress_style, table8,
@@ -36,6 +36,20 @@ pub struct GentbArgs {
     /// the plan's estimates.
     #[arg(long, requires = "plan", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub machines: Vec<u32>,
+    /// Run as one process of an MPI job (`mpirun --enable-recovery -np N engine gentb --mpi
+    /// ...`, the table directory shared by every machine): rank 0 hands out the endgames,
+    /// the other ranks build and verify them. Needs an engine built with `--features mpi`.
+    #[arg(long, conflicts_with_all = ["plan", "verify", "bench", "recompress"])]
+    pub mpi: bool,
+    /// With --mpi: seconds a building worker may stay silent before rank 0 takes it for dead
+    /// and hands its endgame to another (a worker reports every second).
+    #[arg(long, requires = "mpi", default_value_t = 30, value_parser = clap::value_parser!(u64).range(2..))]
+    pub silence: u64,
+    /// Builds at once, each with its share of the threads, as their sub-endgames are done and
+    /// while the memory they need fits (on 2 cores two builds of one thread each take as long
+    /// as one after the other with two).
+    #[arg(long, default_value_t = 1, conflicts_with = "mpi", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
     /// Directory of the table files (default: the engine's table directory). Created if
     /// missing.
     #[arg(long)]
@@ -108,9 +122,10 @@ fn pool(threads: Option<u16>) -> Result<rayon::ThreadPool, GenError> {
         .map_err(|e| GenError::Io(PathBuf::from("thread pool"), std::io::Error::other(e)))
 }
 
-/// The progress display: one bar for the run, one for the table at work. Drawn on a terminal
+/// The progress display: one bar for the run, one for each table at work. Drawn on a terminal
 /// only; elsewhere each table's start is a line on standard error.
 struct Progress {
+    multi: MultiProgress,
     run: ProgressBar,
     table: ProgressBar,
     drawn: bool,
@@ -134,11 +149,23 @@ impl Progress {
         );
         let table = multi.add(ProgressBar::new(0));
         progress_style(&table, 0);
-        Progress { run, table, drawn }
+        Progress {
+            multi,
+            run,
+            table,
+            drawn,
+        }
     }
 
-    fn start(&self, k: usize, n: usize, m: &Material) {
-        let what = format!("table {k} of {n}: {m}");
+    /// A bar of its own for one of the tables built at once.
+    fn bar(&self) -> ProgressBar {
+        let bar = self.multi.add(ProgressBar::new(0));
+        progress_style(&bar, 0);
+        bar
+    }
+
+    fn start(&self, k: usize, n: usize, m: &Material, how: &str) {
+        let what = format!("table {k} of {n}: {m}{how}");
         if !self.drawn {
             let left = if self.run.position() > 0 {
                 format!(", about {} left", humantime(self.run.eta().as_secs()))
@@ -291,7 +318,24 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
             "name endgames (e.g. KQKR) or give --men N".into(),
         ));
     }
+    #[cfg(feature = "mpi")]
+    let mpi = match args.mpi {
+        true => Some(crate::egtb::generate::plan::distribute::Mpi::init()?),
+        false => None,
+    };
+    #[cfg(not(feature = "mpi"))]
+    if args.mpi {
+        return Err(GenError::Usage(
+            "this engine was built without MPI: build it with `cargo build --release --features \
+             mpi` (Open MPI and libclang needed)"
+                .into(),
+        ));
+    }
     let pool = pool(args.threads)?;
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = mpi.as_ref().filter(|m| m.rank() != 0) {
+        return mpi.work(&opts, pool);
+    }
     if args.verify {
         let mut plan = Plan::new(&list, &opts)?;
         return verify(&list, &opts, &pool, &mut plan);
@@ -314,6 +358,18 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
         check_resources(m, &opts)?;
     }
     plan.write()?;
+    #[cfg(feature = "mpi")]
+    if let Some(mpi) = mpi {
+        let start = Instant::now();
+        let silence = std::time::Duration::from_secs(args.silence);
+        let built = mpi.coordinate(&mut plan, &missing, silence, &mut |s| println!("{s}"))?;
+        println!(
+            "{built} tables built, {} kept, {:.1} s in all",
+            order.len() - built,
+            start.elapsed().as_secs_f64()
+        );
+        return Ok(());
+    }
     let progress = Progress::new(
         order
             .iter()
@@ -322,29 +378,39 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
             .map(|(m, _)| entries(m))
             .sum(),
     );
-    let opts = GenOptions {
-        progress: progress.table.clone(),
-        ..opts
-    };
-    let start = Instant::now();
-    let mut done = Vec::new();
-    for (k, (m, &build)) in order.iter().zip(&missing).enumerate() {
-        progress.start(k + 1, order.len(), m);
-        let s = if build {
-            pool.install(|| build_endgame(m, &opts))?
-        } else {
-            TableSummary::kept(*m)
-        };
-        if s.built {
-            progress.run.inc(entries(m));
-            plan.built(k, &s, pool.current_num_threads())?;
-        }
-        progress.run.suspend(|| println!("{}", s.line()));
-        done.push(s);
+    for (m, _) in order.iter().zip(&missing).filter(|(_, &b)| !b) {
+        progress
+            .run
+            .suspend(|| println!("{}", TableSummary::kept(*m).line()));
     }
+    let start = Instant::now();
+    let threads = pool.current_num_threads();
+    let steps: Vec<Material> = order.clone();
+    let done = here::run(
+        &mut plan,
+        &missing,
+        &opts,
+        threads,
+        args.jobs.into(),
+        &|| progress.bar(),
+        &mut |e| match e {
+            here::Event::Start(k, m, t) => {
+                let on = if t == threads {
+                    String::new()
+                } else {
+                    format!(" ({t} of {threads} threads)")
+                };
+                progress.start(k + 1, steps.len(), &m, &on);
+            }
+            here::Event::Built(s) => {
+                progress.run.inc(entries(&s.material));
+                progress.run.suspend(|| println!("{}", s.line()));
+            }
+        },
+    )?;
     progress.table.finish_and_clear();
     progress.run.finish_and_clear();
-    let built = done.iter().filter(|s| s.built).count();
+    let built = done.len();
     let verification = if opts.verify {
         let secs: f64 = done.iter().map(|s| s.verify_seconds).sum();
         format!("verification {secs:.1} s")
@@ -353,7 +419,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     };
     println!(
         "{built} tables built, {} kept, {:.1} s in all (generation {:.1} s, {verification})",
-        done.len() - built,
+        order.len() - built,
         start.elapsed().as_secs_f64(),
         done.iter().map(|s| s.seconds).sum::<f64>(),
     );
@@ -372,7 +438,7 @@ fn recompress(args: &GentbArgs, dir: &std::path::Path) -> Result<(), GenError> {
     let start = Instant::now();
     let mut bytes = [0u64; 2];
     for (k, m) in list.iter().enumerate() {
-        progress.start(k + 1, list.len(), m);
+        progress.start(k + 1, list.len(), m, "");
         let t = Instant::now();
         let done = crate::egtb::generate::recompress::recompress(dir, m)?;
         progress.run.inc(entries(m));
@@ -418,7 +484,7 @@ fn verify(
         ..opts.clone()
     };
     for (k, m) in list.iter().enumerate() {
-        progress.start(k + 1, list.len(), m);
+        progress.start(k + 1, list.len(), m, "");
         let t = Instant::now();
         let r = pool.install(|| verify_endgame(&opts, m))?;
         progress.run.inc(entries(m));

@@ -9,8 +9,9 @@ use crate::egtb::material::Material;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// A staging directory `<tables>/.staging.<pid>.<n>`: builders sharing a table directory, in
-/// processes or threads, never meet. Dropped, it is removed with whatever it still holds.
+/// A staging directory `<tables>/.staging.<pid>.<n>.<host>`: builders sharing a table
+/// directory, in threads, processes or (on a shared filesystem) machines, never meet. Dropped,
+/// it is removed with whatever it still holds.
 pub struct Staging {
     dir: PathBuf,
 }
@@ -22,7 +23,7 @@ impl Staging {
         remove_leftovers(tables);
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Relaxed);
-        let dir = tables.join(format!(".staging.{}.{n}", std::process::id()));
+        let dir = tables.join(format!(".staging.{}.{n}.{}", std::process::id(), host()));
         std::fs::create_dir(&dir)?;
         Ok(Staging { dir })
     }
@@ -57,8 +58,10 @@ impl Drop for Staging {
     }
 }
 
-/// Removes from `dir` the staging directories (`.staging.<pid>.<n>`) and temporary table files
-/// (`.<file>.<pid>.tmp`) of processes that no longer run.
+/// Removes from `dir` the staging directories (`.staging.<pid>.<n>.<host>`, or without the host
+/// as older builds named them) and temporary table files (`.<file>.<pid>.tmp`) of processes that
+/// no longer run. Only this machine's: a process id says nothing about another host's
+/// processes.
 pub fn remove_leftovers(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -66,11 +69,11 @@ pub fn remove_leftovers(dir: &Path) {
     for e in entries.flatten() {
         let name = e.file_name();
         let Some(name) = name.to_str() else { continue };
-        if let Some(pid) = name
-            .strip_prefix(".staging.")
-            .and_then(|r| r.split('.').next())
-        {
-            if pid.parse().is_ok_and(process_gone) {
+        if let Some(rest) = name.strip_prefix(".staging.") {
+            let mut parts = rest.splitn(3, '.');
+            let (pid, _, owner) = (parts.next(), parts.next(), parts.next());
+            let here = owner.is_none_or(|h| h == host());
+            if here && pid.and_then(|p| p.parse().ok()).is_some_and(process_gone) {
                 let _ = std::fs::remove_dir_all(e.path());
             }
         } else if let Some(pid) = name
@@ -90,4 +93,15 @@ pub fn remove_leftovers(dir: &Path) {
 fn process_gone(pid: u32) -> bool {
     let proc = Path::new("/proc");
     pid != std::process::id() && proc.join("self").exists() && !proc.join(pid.to_string()).exists()
+}
+
+/// This machine's name (Linux; elsewhere empty), which tells its staging directories from those
+/// of other machines building into the same shared directory.
+pub fn host() -> &'static str {
+    static HOST: once_cell::sync::Lazy<String> = once_cell::sync::Lazy::new(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().replace(['/', '.'], "_"))
+            .unwrap_or_default()
+    });
+    &HOST
 }

@@ -7,8 +7,13 @@
 //! that a stopped run's plan shows where it was. Until then they use the reference builds of
 //! `REFERENCES`, measured with 2 threads on a 2-core machine (`docs/benchmarks.md`).
 
+mod dispatch;
+#[cfg(feature = "mpi")]
+pub mod distribute;
+pub mod here;
 mod simulate;
 
+use dispatch::Dispatch;
 pub use simulate::{simulate, Job, Schedule};
 
 use super::{build_needs, structures, uses_bitmaps, uses_structures, GenError, GenOptions};
@@ -120,9 +125,12 @@ impl Record {
         s
     }
 
+    /// Tab-separated fields of a record's line.
+    const FIELDS: usize = 10;
+
     fn parse(line: &str) -> Option<Record> {
         let f: Vec<&str> = line.split('\t').collect();
-        if f.len() != 10 {
+        if f.len() != Record::FIELDS {
             return None;
         }
         let file = |s: &str| -> Option<(u64, u64)> {
@@ -293,30 +301,26 @@ impl Plan {
     /// Records the build `s` of step `k` (its files in the plan's directory) and writes the
     /// plan's file.
     pub fn built(&mut self, k: usize, s: &TableSummary, threads: usize) -> Result<(), GenError> {
-        let st = &mut self.steps[k];
-        let m = st.endgame;
-        let mut files = [(0, 0); 4];
-        for (f, metric) in files.iter_mut().zip(FILES) {
-            let path = self.dir.join(file_name(&m, metric));
-            let t = TableFile::open(&path)?;
-            let bytes = std::fs::metadata(&path)
-                .map_err(|e| GenError::Io(path.clone(), e))?
-                .len();
-            *f = (bytes, t.header().payload_hash);
-        }
-        st.present = true;
-        st.units_done = st.units;
+        let st = &self.steps[k];
         let record = Record {
-            endgame: m,
+            endgame: st.endgame,
             solver: st.solver,
             entries: st.entries,
             threads,
             generation: s.seconds,
             verification: s.verify.as_ref().map(|_| s.verify_seconds),
-            files,
+            files: files_of(&self.dir, &st.endgame)?,
         };
-        self.records.retain(|r| r.endgame != m);
-        self.records.push(record);
+        self.record(k, record)
+    }
+
+    /// Records `r`, the build of step `k`, and writes the plan's file.
+    fn record(&mut self, k: usize, r: Record) -> Result<(), GenError> {
+        let st = &mut self.steps[k];
+        st.present = true;
+        st.units_done = st.units;
+        self.records.retain(|x| x.endgame != r.endgame);
+        self.records.push(r);
         self.write()
     }
 
@@ -538,6 +542,21 @@ fn rate(solver: Solver, records: &[Record]) -> Rate {
 }
 
 /// The records of the plan file at `path` (none if it is absent).
+/// Bytes and payload checksum (xxh3, as in the header) of `m`'s DTM, DTZ, DTZ50 and WDL files
+/// in `dir`.
+pub fn files_of(dir: &Path, m: &Material) -> Result<[(u64, u64); 4], GenError> {
+    let mut files = [(0, 0); 4];
+    for (f, metric) in files.iter_mut().zip(FILES) {
+        let path = dir.join(file_name(m, metric));
+        let t = TableFile::open(&path)?;
+        let bytes = std::fs::metadata(&path)
+            .map_err(|e| GenError::Io(path.clone(), e))?
+            .len();
+        *f = (bytes, t.header().payload_hash);
+    }
+    Ok(files)
+}
+
 fn read_records(path: &Path) -> Result<Vec<Record>, GenError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
