@@ -385,7 +385,6 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
     }
     let start = Instant::now();
     let threads = pool.current_num_threads();
-    let steps: Vec<Material> = order.clone();
     let done = here::run(
         &mut plan,
         &missing,
@@ -400,7 +399,7 @@ pub fn run(args: &GentbArgs) -> Result<(), GenError> {
                 } else {
                     format!(" ({t} of {threads} threads)")
                 };
-                progress.start(k + 1, steps.len(), &m, &on);
+                progress.start(k + 1, order.len(), &m, &on);
             }
             here::Event::Built(s) => {
                 progress.run.inc(entries(&s.material));
